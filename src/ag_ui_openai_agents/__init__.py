@@ -1,0 +1,1 @@
+"""AG-UI protocol adapter for the OpenAI Agents SDK."""
