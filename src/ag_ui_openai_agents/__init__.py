@@ -1,1 +1,32 @@
-"""AG-UI protocol adapter for the OpenAI Agents SDK."""
+"""Connect an OpenAI Agents SDK agent to any AG-UI client.
+
+``AGUITranslator.to_openai`` turns an AG-UI ``RunAgentInput`` into SDK input;
+``AGUITranslator.to_agui`` turns the SDK's stream into ordered AG-UI 1.0 events.
+``OpenAIAgentsAgent`` and ``add_openai_agents_fastapi_endpoint`` package the standard flow.
+"""
+
+from .agent import OpenAIAgentsAgent
+from .approval import ResumedToolCalls, UnresumableApprovalError, resume_tool_calls
+from .endpoint import add_openai_agents_fastapi_endpoint
+from .engine import OpenAIToAGUITranslator
+from .inbound import AGUIToOpenAITranslator, TranslatedInput
+from .state import SharedState, shared_state, use_shared_state
+from .translator import AGUITranslator
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AGUIToOpenAITranslator",
+    "AGUITranslator",
+    "OpenAIAgentsAgent",
+    "OpenAIToAGUITranslator",
+    "ResumedToolCalls",
+    "SharedState",
+    "TranslatedInput",
+    "UnresumableApprovalError",
+    "__version__",
+    "add_openai_agents_fastapi_endpoint",
+    "resume_tool_calls",
+    "shared_state",
+    "use_shared_state",
+]

@@ -1,0 +1,90 @@
+"""The AG-UI capabilities document of an SDK agent (served at ``GET <path>/capabilities``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ag_ui.core import (
+    AgentCapabilities,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    MultiAgentCapabilities,
+    MultimodalCapabilities,
+    MultimodalInputCapabilities,
+    ReasoningCapabilities,
+    StateCapabilities,
+    Tool,
+    ToolsCapabilities,
+    TransportCapabilities,
+)
+from agents import Agent, FunctionTool
+
+from .hosted import HOSTED_CALL_TYPES
+
+__all__ = ["agent_capabilities"]
+
+
+def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:
+    """The agent and every plain agent reachable from it through handoffs."""
+    seen: set[int] = set()
+    stack = [agent]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(h for h in current.handoffs if isinstance(h, Agent))
+
+
+def _needs_approval(tool: Any) -> bool:
+    policy = getattr(tool, "needs_approval", False)
+    return bool(policy) or callable(policy)
+
+
+def _tool(tool: FunctionTool) -> Tool:
+    return Tool(name=tool.name, description=tool.description or "", parameters=tool.params_json_schema)
+
+
+def agent_capabilities(
+    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+) -> AgentCapabilities:
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    tools = [tool for tool in agent.tools if isinstance(tool, FunctionTool)]
+    approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
+    settings = agent.model_settings
+    includes = [str(i) for i in (settings.response_include or [])] if settings else []
+    return AgentCapabilities(
+        identity=IdentityCapabilities(
+            name=name or agent.name,
+            type="openai-agents",
+            description=description or None,
+        ),
+        transport=TransportCapabilities(streaming=True),
+        tools=ToolsCapabilities(
+            supported=True,
+            items=[_tool(tool) for tool in tools] or None,
+            parallel_calls=settings.parallel_tool_calls is not False if settings else True,
+            client_provided=True,
+        ),
+        state=StateCapabilities(snapshots=True, deltas=False),
+        multi_agent=MultiAgentCapabilities(
+            supported=bool(agent.handoffs),
+            handoffs=bool(agent.handoffs),
+        ),
+        reasoning=ReasoningCapabilities(
+            supported=True,
+            streaming=True,
+            encrypted="reasoning.encrypted_content" in includes,
+        ),
+        multimodal=MultimodalCapabilities(
+            input=MultimodalInputCapabilities(image=True, audio=True, pdf=True, file=True, video=False)
+        ),
+        human_in_the_loop=HumanInTheLoopCapabilities(
+            supported=True,
+            approvals=approvals,
+            interrupts=approvals,
+        ),
+        custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
+    )

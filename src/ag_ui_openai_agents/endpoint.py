@@ -1,0 +1,85 @@
+"""``add_openai_agents_fastapi_endpoint``: an AG-UI POST route (SSE) plus health and capabilities."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from ag_ui.encoder import EventEncoder
+from fastapi import FastAPI, Request
+from fastapi.responses import StreamingResponse
+
+from .agent import OpenAIAgentsAgent
+
+__all__ = ["add_openai_agents_fastapi_endpoint"]
+
+logger = logging.getLogger(__name__)
+
+
+def _operation_prefix(path: str) -> str:
+    slug = re.sub(r"[^0-9a-zA-Z]+", "_", path).strip("_")
+    return slug or "root"
+
+
+def add_openai_agents_fastapi_endpoint(
+    app: FastAPI,
+    agent: OpenAIAgentsAgent,
+    path: str = "/agent",
+    include_health: bool = True,
+) -> None:
+    """Add ``POST path`` (AG-UI run, streamed as SSE), ``GET path/health`` and
+    ``GET path/capabilities`` to ``app``. Several agents can share one app under distinct paths.
+
+    A body that is not a valid ``RunAgentInput`` is answered with HTTP 422 naming the bad
+    fields, before any stream starts. Errors during the run end the stream with RUN_ERROR and
+    are logged here; no traceback reaches the client.
+    """
+    base = path.rstrip("/") or ""
+    prefix = _operation_prefix(path)
+
+    async def run_agent(run_input: RunAgentInput, request: Request) -> StreamingResponse:
+        encoder = EventEncoder(accept=request.headers.get("accept"))
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                async for event in agent.run_streamed(run_input):
+                    yield encoder.encode(event)
+            except Exception:
+                logger.exception("AG-UI run %s of %s failed", run_input.run_id, agent.name)
+
+        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+
+    app.add_api_route(
+        path,
+        run_agent,
+        methods=["POST"],
+        operation_id=f"{prefix}_run",
+        summary=f"Run {agent.name} (AG-UI)",
+        response_class=StreamingResponse,
+    )
+
+    async def capabilities() -> dict[str, Any]:
+        return agent.capabilities().model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    app.add_api_route(
+        f"{base}/capabilities",
+        capabilities,
+        methods=["GET"],
+        operation_id=f"{prefix}_capabilities",
+        summary=f"AG-UI capabilities of {agent.name}",
+    )
+    if include_health:
+
+        async def health() -> dict[str, Any]:
+            return {"status": "ok", "agent": {"name": agent.name}}
+
+        app.add_api_route(
+            f"{base}/health",
+            health,
+            methods=["GET"],
+            operation_id=f"{prefix}_health",
+            summary=f"Health of {agent.name}",
+        )

@@ -1,0 +1,303 @@
+"""The outbound engine: a synchronous state machine from SDK stream events to AG-UI events.
+
+One :class:`OpenAIToAGUITranslator` serves one run. :meth:`~OpenAIToAGUITranslator.translate`
+takes one SDK stream event and returns the AG-UI events it causes; :meth:`finish` closes what
+is still open. It never awaits and never touches the ``Runner``: lifecycle, cancellation and
+encoding belong to :class:`~ag_ui_openai_agents.translator.AGUITranslator`.
+
+Each SDK event kind has a ``translate_*`` method, found through dispatch tables keyed by the
+SDK's own discriminators; override one in a subclass to change one mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TokenUsage,
+)
+from agents.items import (
+    MCPApprovalRequestItem,
+    MCPApprovalResponseItem,
+    MCPListToolsItem,
+    RunItem,
+)
+from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
+
+from .hosted import HOSTED_CALL_TYPES
+from .inbound import AGUIToOpenAITranslator
+from .reasoning import ReasoningTranslation
+from .snapshot import build_messages_snapshot
+from .text import TextTranslation
+from .tools import ToolTranslation
+from .usage import UsageTally
+from .windows import ReasoningWindow, TextWindow, ToolCallWindow, WindowBook
+
+__all__ = [
+    "IGNORED_RAW_EVENT_TYPES",
+    "IGNORED_RUN_ITEM_TYPES",
+    "RAW_EVENT_HANDLERS",
+    "RUN_ITEM_HANDLERS",
+    "AGUIToOpenAITranslator",
+    "OpenAIToAGUITranslator",
+]
+
+Events = list[BaseEvent]
+
+# Responses stream events, by their ``type``: the method that translates each.
+RAW_EVENT_HANDLERS: dict[str, str] = {
+    "response.created": "translate_response_created",
+    "response.output_item.added": "translate_output_item_added",
+    "response.output_item.done": "translate_output_item_done",
+    "response.output_text.delta": "translate_text_delta",
+    "response.refusal.delta": "translate_text_delta",
+    "response.function_call_arguments.delta": "translate_function_call_arguments_delta",
+    "response.function_call_arguments.done": "translate_function_call_arguments_done",
+    "response.mcp_call_arguments.delta": "translate_function_call_arguments_delta",
+    "response.reasoning_summary_part.added": "translate_reasoning_part_added",
+    "response.reasoning_summary_text.delta": "translate_reasoning_summary_delta",
+    "response.reasoning_summary_part.done": "translate_reasoning_part_done",
+    "response.reasoning_text.delta": "translate_reasoning_text_delta",
+    "response.reasoning_text.done": "translate_reasoning_part_done",
+    "response.completed": "translate_response_completed",
+    "response.incomplete": "translate_response_incomplete",
+    "response.failed": "translate_response_incomplete",
+}
+
+# Responses stream events that deliberately produce nothing (their content arrives through
+# the events above, or has no AG-UI counterpart). Every other type is logged as unknown.
+IGNORED_RAW_EVENT_TYPES: frozenset[str] = frozenset(
+    {
+        "response.in_progress",
+        "response.queued",
+        "response.content_part.added",
+        "response.content_part.done",
+        "response.output_text.done",
+        "response.output_text.annotation.added",
+        "response.refusal.done",
+        "response.reasoning_summary_text.done",
+        "response.mcp_call_arguments.done",
+        "response.mcp_call.completed",
+        "response.mcp_call.failed",
+        "response.mcp_call.in_progress",
+        "response.mcp_list_tools.completed",
+        "response.mcp_list_tools.failed",
+        "response.mcp_list_tools.in_progress",
+        "response.web_search_call.completed",
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.file_search_call.completed",
+        "response.file_search_call.in_progress",
+        "response.file_search_call.searching",
+        "response.code_interpreter_call.in_progress",
+        "response.code_interpreter_call.interpreting",
+        "response.code_interpreter_call.completed",
+        "response.code_interpreter_call_code.delta",
+        "response.code_interpreter_call_code.done",
+        "response.image_generation_call.completed",
+        "response.image_generation_call.generating",
+        "response.image_generation_call.in_progress",
+        "response.image_generation_call.partial_image",
+        "response.audio.delta",
+        "response.audio.done",
+        "response.audio.transcript.delta",
+        "response.audio.transcript.done",
+        "response.custom_tool_call_input.delta",
+        "response.custom_tool_call_input.done",
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+        "error",
+    }
+)
+
+# Committed run items, by their ``type``: the method that translates each.
+RUN_ITEM_HANDLERS: dict[str, str] = {
+    "message_output_item": "translate_message_output_item",
+    "tool_call_item": "translate_tool_call_item",
+    "tool_call_output_item": "translate_tool_call_output_item",
+    "handoff_call_item": "translate_handoff_call_item",
+    "handoff_output_item": "translate_handoff_output_item",
+    "reasoning_item": "translate_reasoning_item",
+    "mcp_approval_request_item": "translate_mcp_approval_request_item",
+    "mcp_approval_response_item": "translate_mcp_approval_response_item",
+    "mcp_list_tools_item": "translate_mcp_list_tools_item",
+}
+
+# Run items with no AG-UI counterpart.
+IGNORED_RUN_ITEM_TYPES: frozenset[str] = frozenset(
+    {"tool_search_call_item", "tool_search_output_item", "compaction_item", "tool_approval_item"}
+)
+
+# ``output_item.added`` / ``output_item.done``, by the item's ``type``.
+_ITEM_ADDED: dict[str, str] = {
+    "message": "translate_text_item_added",
+    "function_call": "translate_function_call_item_added",
+    "reasoning": "translate_reasoning_item_added",
+    **dict.fromkeys(HOSTED_CALL_TYPES, "translate_hosted_call_item_added"),
+}
+_ITEM_DONE: dict[str, str] = {
+    "message": "translate_text_item_done",
+    "function_call": "translate_call_item_done",
+    "reasoning": "translate_reasoning_item_done",
+    **dict.fromkeys(HOSTED_CALL_TYPES, "translate_call_item_done"),
+}
+
+
+class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslation):
+    """Translate the SDK stream of ONE run into AG-UI events. Create a fresh one per run."""
+
+    raw_event_handlers: ClassVar[dict[str, str]] = RAW_EVENT_HANDLERS
+    run_item_handlers: ClassVar[dict[str, str]] = RUN_ITEM_HANDLERS
+
+    def __init__(self, run_input: RunAgentInput) -> None:
+        self.run_input = run_input
+        self.book = WindowBook()
+        self.usage = UsageTally()
+        self.client_tool_names: frozenset[str] = frozenset(t.name for t in run_input.tools or [])
+        self.current_step: str | None = None
+        self._dispatch: dict[str, Callable[[Any], Events]] = {
+            "raw_response_event": self._translate_raw,
+            "run_item_stream_event": self._translate_run_item,
+            "agent_updated_stream_event": self.translate_agent_updated,
+        }
+        self._raw: dict[str, Callable[[Any], Events]] = {
+            kind: getattr(self, name) for kind, name in self.raw_event_handlers.items()
+        }
+        self._items: dict[str, Callable[[Any], Events]] = {
+            kind: getattr(self, name) for kind, name in self.run_item_handlers.items()
+        }
+
+    # Entry points -----------------------------------------------------------------------------
+
+    def translate(self, event: StreamEvent) -> Events:
+        """Translate one SDK stream event into the AG-UI events it causes (maybe none)."""
+        handler = self._dispatch.get(event.type)
+        return handler(event) if handler is not None else []
+
+    def finish(self) -> Events:
+        """Close every window and step still open (end of stream, or before RUN_ERROR)."""
+        out: Events = []
+        for window in self.book.open_windows():
+            if isinstance(window, TextWindow):
+                out += self.close_text(window)
+            elif isinstance(window, ToolCallWindow):
+                out += self._end_call(window, None)
+            elif isinstance(window, ReasoningWindow):
+                out += self.close_reasoning(window)
+        if self.current_step is not None:
+            out.append(StepFinishedEvent(step_name=self.current_step))
+            self.current_step = None
+        return out
+
+    def messages_snapshot(self) -> MessagesSnapshotEvent:
+        """The whole conversation: input history, then this run's messages, streamed ids."""
+        return build_messages_snapshot(self.run_input.messages, self.book.produced)
+
+    def pending_tool_call_ids(self) -> list[str]:
+        """Client-owned calls started in this run and left unanswered, in call order."""
+        return [
+            call.tool_call_id
+            for call in self.book.calls.values()
+            if call.client_owned and not call.answered and not call.hosted and call.started
+        ]
+
+    def call_ids(self) -> set[str]:
+        """Every tool call id this run streamed."""
+        return set(self.book.calls)
+
+    def token_usage(self) -> list[TokenUsage] | None:
+        """Usage so far, one entry per model (None when nothing reported any)."""
+        return self.usage.entries()
+
+    # Dispatch ---------------------------------------------------------------------------------
+
+    def _translate_raw(self, event: Any) -> Events:
+        data = event.data
+        handler = self._raw.get(data.type)
+        return handler(data) if handler is not None else []
+
+    def _translate_run_item(self, event: Any) -> Events:
+        item: RunItem = event.item
+        handler = self._items.get(item.type)
+        return handler(item) if handler is not None else []
+
+    def _by_item_type(self, table: dict[str, str], event: Any) -> Events:
+        name = table.get(getattr(event.item, "type", ""))
+        if name is None:
+            return []
+        method: Callable[[Any, int], Events] = getattr(self, name)
+        return method(event.item, event.output_index)
+
+    # Responses lifecycle ----------------------------------------------------------------------
+
+    def translate_response_created(self, event: Any) -> Events:
+        """A new model response: output indexes start again."""
+        self.book.new_response()
+        return []
+
+    def translate_output_item_added(self, event: Any) -> Events:
+        """``response.output_item.added``: dispatch on the item's type."""
+        return self._by_item_type(_ITEM_ADDED, event)
+
+    def translate_output_item_done(self, event: Any) -> Events:
+        """``response.output_item.done``: dispatch on the item's type."""
+        return self._by_item_type(_ITEM_DONE, event)
+
+    def translate_response_completed(self, event: Any) -> Events:
+        """Count the usage of a completed response."""
+        self.usage.add_response(event.response, counted_by_sdk=True)
+        return []
+
+    def translate_response_incomplete(self, event: Any) -> Events:
+        """Count the usage of an incomplete or failed response (the SDK then raises)."""
+        self.usage.add_response(event.response, counted_by_sdk=False)
+        return []
+
+    # Agents -----------------------------------------------------------------------------------
+
+    def translate_agent_updated(self, event: AgentUpdatedStreamEvent) -> Events:
+        """The running agent changed: finish the previous agent's step, start the new one's."""
+        name = str(getattr(event.new_agent, "name", "") or "agent")
+        out: Events = []
+        if self.current_step is not None:
+            out.append(StepFinishedEvent(step_name=self.current_step))
+        self.book.end_group()
+        self.current_step = name
+        out.append(StepStartedEvent(step_name=name))
+        return out
+
+    # MCP --------------------------------------------------------------------------------------
+
+    def translate_mcp_approval_request_item(self, item: MCPApprovalRequestItem) -> Events:
+        """A hosted MCP server asks for approval: a CUSTOM ``mcp_approval_request`` event."""
+        raw = item.raw_item
+        dump = getattr(raw, "model_dump", None)
+        value = dump(mode="json", exclude_none=True) if callable(dump) else dict(raw)
+        return [CustomEvent(name="mcp_approval_request", value=value)]
+
+    def translate_mcp_approval_response_item(self, item: MCPApprovalResponseItem) -> Events:
+        """Server bookkeeping only: nothing is emitted."""
+        return []
+
+    def translate_mcp_list_tools_item(self, item: MCPListToolsItem) -> Events:
+        """Server bookkeeping only: nothing is emitted."""
+        return []
+
+
+def translate_all(engine: OpenAIToAGUITranslator, events: Sequence[StreamEvent]) -> Events:
+    """Translate a recorded stream in one go, finishing it (a convenience for tests and tools)."""
+    out: Events = []
+    for event in events:
+        out += engine.translate(event)
+    return out + engine.finish()

@@ -1,0 +1,96 @@
+"""Shared state: the client's ``RunAgentInput.state``, readable and changeable during a run.
+
+A run owns one :class:`SharedState`. Tools and dynamic instructions reach it through
+:func:`shared_state`; every change is recorded so the outbound translator can stream it as a
+``STATE_SNAPSHOT`` before the next event. The object lives in a :class:`~contextvars.ContextVar`:
+``Runner.run_streamed`` starts its task with a copy of the caller's context, so a state set with
+:func:`use_shared_state` around that call is the one its tools see.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+__all__ = ["SharedState", "shared_state", "use_shared_state"]
+
+_current: ContextVar[SharedState | None] = ContextVar("ag_ui_openai_agents_shared_state", default=None)
+
+
+class SharedState:
+    """The state of one run, seeded from the request and changed by tools.
+
+    The request's own object is deep-copied, so it is never mutated.
+    """
+
+    __slots__ = ("_dirty", "_value", "_version")
+
+    def __init__(self, initial: Any = None) -> None:
+        self._value: Any = copy.deepcopy(initial) if initial is not None else {}
+        self._version = 0
+        self._dirty = False
+
+    @property
+    def value(self) -> Any:
+        """The current state. Treat it as read-only; change it with :meth:`update` or :meth:`set`."""
+        return self._value
+
+    @property
+    def version(self) -> int:
+        """How many changes have been made; grows by one on each :meth:`update` or :meth:`set`."""
+        return self._version
+
+    def update(self, **changes: Any) -> None:
+        """Merge top-level keys into a dict state (a non-dict state is replaced by a dict)."""
+        base = self._value if isinstance(self._value, dict) else {}
+        self._value = {**base, **changes}
+        self._changed()
+
+    def set(self, value: Any) -> None:
+        """Replace the whole state."""
+        self._value = value
+        self._changed()
+
+    def take_change(self) -> bool:
+        """Report whether the state changed since the last call, and clear that mark."""
+        dirty, self._dirty = self._dirty, False
+        return dirty
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._dirty = True
+
+    def __repr__(self) -> str:
+        return f"SharedState({self._value!r})"
+
+
+def shared_state() -> SharedState:
+    """Return the state of the run this code executes in.
+
+    Raises:
+        LookupError: outside a run set up with :func:`use_shared_state` (``OpenAIAgentsAgent``
+            sets one up for every request).
+    """
+    state = _current.get()
+    if state is None:
+        raise LookupError(
+            "No shared state in this context: start the run inside use_shared_state(...) "
+            "or run it through OpenAIAgentsAgent."
+        )
+    return state
+
+
+@contextmanager
+def use_shared_state(state: SharedState) -> Iterator[SharedState]:
+    """Make ``state`` the value of :func:`shared_state` inside the ``with`` block.
+
+    Start ``Runner.run_streamed`` inside the block: the run's task copies the context there.
+    """
+    token = _current.set(state)
+    try:
+        yield state
+    finally:
+        _current.reset(token)

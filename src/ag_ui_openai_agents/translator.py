@@ -1,0 +1,231 @@
+"""``AGUITranslator``: the public, stateless entry point (``to_openai`` and ``to_agui``).
+
+``to_agui`` owns the run's lifecycle around the synchronous outbound engine: RUN_STARTED,
+optional custom and state events, the engine's events, the closing snapshot and outcome, the
+error path, and cancelling an owned SDK run when the consumer stops reading.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Context,
+    CustomEvent,
+    Interrupt,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+)
+from agents.result import RunResultStreaming
+from agents.stream_events import StreamEvent
+
+from .approval import interrupts_from_result
+from .engine import OpenAIToAGUITranslator
+from .inbound import AGUIToOpenAITranslator, TranslatedInput
+from .state import SharedState
+from .usage import token_usage
+
+if TYPE_CHECKING:
+    from .approval import ResumedToolCalls
+
+__all__ = ["AGUITranslator", "Source"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Source = Union[T, Callable[[], T], Callable[[], Awaitable[T]], None]
+"""A value, or a zero-argument function (sync or async) returning it, resolved when needed."""
+
+StreamSource = Union[RunResultStreaming, AsyncIterator[StreamEvent], None]
+
+
+async def _resolve(source: Any) -> Any:
+    """Resolve a :data:`Source` at its lifecycle position."""
+    value = source() if callable(source) else source
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+def _custom_event(value: Any, option: str) -> CustomEvent | None:
+    if value is None or isinstance(value, CustomEvent):
+        return value
+    if isinstance(value, Mapping) and isinstance(value.get("name"), str):
+        return CustomEvent(name=value["name"], value=value.get("value"))
+    raise TypeError(f"{option} must give a CustomEvent or a mapping with 'name' and 'value'")
+
+
+class AGUITranslator:
+    """Translate AG-UI requests to SDK input and SDK streams to AG-UI events.
+
+    Stateless: one instance serves any number of concurrent requests. ``to_agui`` creates a
+    fresh outbound engine (``outbound_cls``) for every run.
+    """
+
+    def __init__(
+        self,
+        *,
+        inbound_cls: type[AGUIToOpenAITranslator] = AGUIToOpenAITranslator,
+        outbound_cls: type[OpenAIToAGUITranslator] = OpenAIToAGUITranslator,
+    ) -> None:
+        self.inbound_cls = inbound_cls
+        self.outbound_cls = outbound_cls
+        self._inbound = inbound_cls()
+
+    def to_openai(self, run_input: RunAgentInput) -> TranslatedInput:
+        """Translate one request: SDK input items, client tool proxies and request metadata."""
+        return self._inbound.translate(run_input)
+
+    def translate_context(self, items: Iterable[Context] | None) -> str:
+        """Render the AG-UI context as the block to add to instructions ("" when empty)."""
+        return self._inbound.translate_context(list(items or []))
+
+    async def to_agui(
+        self,
+        events: StreamSource,
+        run_input: RunAgentInput,
+        *,
+        start_custom_event: Source[Any] = None,
+        initial_state: Source[Any] = None,
+        final_state: Source[Any] = None,
+        emit_messages_snapshot: bool = True,
+        end_custom_event: Source[Any] = None,
+        emit_run_error: bool = True,
+        run_error_message: str | None = None,
+        resumed: ResumedToolCalls | None = None,
+        shared_state: SharedState | None = None,
+    ) -> AsyncIterator[BaseEvent]:
+        """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
+
+        ``events`` is the SDK's ``RunResultStreaming`` (then an early stop by the consumer
+        cancels the run, and paused approvals become interrupts), its ``stream_events()``
+        iterator (nothing is cancelled for you), or None when nothing runs (a resume whose
+        approvals are still undecided).
+        """
+        engine = self.outbound_cls(run_input)
+        result = events if isinstance(events, RunResultStreaming) else None
+        stream = result.stream_events() if result is not None else events
+        if resumed is not None:
+            engine.usage.add_entry(token_usage(resumed.usage, None))
+        yield RunStartedEvent(
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            parent_run_id=run_input.parent_run_id,
+            protocol_version=PROTOCOL_VERSION,
+        )
+        finished = False
+        try:
+            custom = _custom_event(await _resolve(start_custom_event), "start_custom_event")
+            if custom is not None:
+                yield custom
+            state = await _resolve(initial_state)
+            if state is not None:
+                yield StateSnapshotEvent(snapshot=state)
+            for result_event in resumed.events if resumed is not None else []:
+                yield result_event
+            if stream is not None:
+                async for sdk_event in stream:
+                    if shared_state is not None and shared_state.take_change():
+                        yield StateSnapshotEvent(snapshot=shared_state.value)
+                    for event in engine.translate(sdk_event):
+                        yield event
+            for event in engine.finish():
+                yield event
+            if shared_state is not None and shared_state.take_change():
+                yield StateSnapshotEvent(snapshot=shared_state.value)
+            interrupts = self._interrupts(engine, result, resumed)
+            state = await _resolve(final_state)
+            if state is not None:
+                yield StateSnapshotEvent(snapshot=state)
+            if emit_messages_snapshot:
+                yield engine.messages_snapshot()
+            custom = _custom_event(await _resolve(end_custom_event), "end_custom_event")
+            if custom is not None:
+                yield custom
+            finished = True
+            yield self._run_finished(engine, run_input, result, interrupts)
+        except (GeneratorExit, asyncio.CancelledError):
+            if result is not None and not finished:
+                result.cancel()
+            raise
+        except Exception as exc:
+            for event in engine.finish():
+                yield event
+            if emit_run_error:
+                self._count_unstreamed(engine, result)
+                yield RunErrorEvent(
+                    message=run_error_message or str(exc) or type(exc).__name__,
+                    code=type(exc).__name__ if run_error_message is None else None,
+                    usage=engine.token_usage(),
+                )
+            raise
+        finally:
+            if result is not None and not result.is_complete:
+                result.cancel()
+            closer = getattr(stream, "aclose", None)
+            if result is not None and closer is not None:
+                await closer()
+
+    # Helpers ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _count_unstreamed(engine: OpenAIToAGUITranslator, result: RunResultStreaming | None) -> None:
+        if result is not None:
+            engine.usage.add_unstreamed(result.context_wrapper.usage)
+
+    @staticmethod
+    def _interrupts(
+        engine: OpenAIToAGUITranslator,
+        result: RunResultStreaming | None,
+        resumed: ResumedToolCalls | None,
+    ) -> list[Interrupt]:
+        interrupts = list(resumed.open_interrupts) if resumed is not None else []
+        if result is not None and result.interruptions:
+            known = engine.call_ids() | _history_call_ids(engine.run_input)
+            interrupts += interrupts_from_result(result.interruptions, known)
+        return interrupts
+
+    def _run_finished(
+        self,
+        engine: OpenAIToAGUITranslator,
+        run_input: RunAgentInput,
+        result: RunResultStreaming | None,
+        interrupts: list[Interrupt],
+    ) -> RunFinishedEvent:
+        self._count_unstreamed(engine, result)
+        pre_1_0 = run_input.protocol_version is None
+        outcome: Any
+        if interrupts:
+            outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
+        elif result is not None and getattr(result, "_cancel_mode", "none") != "none":
+            # Clients older than 1.0 reject the cancelled outcome: they get none.
+            outcome = None if pre_1_0 else RunFinishedCancelledOutcome()
+        else:
+            pending = [] if pre_1_0 else engine.pending_tool_call_ids()
+            outcome = RunFinishedSuccessOutcome(pending_tool_call_ids=pending or None)
+        return RunFinishedEvent(
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            outcome=outcome,
+            usage=engine.token_usage(),
+        )
+
+
+def _history_call_ids(run_input: RunAgentInput) -> set[str]:
+    ids: set[str] = set()
+    for message in run_input.messages:
+        for call in getattr(message, "tool_calls", None) or []:
+            ids.add(call.id)
+    return ids
