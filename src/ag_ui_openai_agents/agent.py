@@ -168,13 +168,17 @@ class OpenAIAgentsAgent:
             return self.context(run_input)
         return self.context
 
-    def _request_agent(self, client_tools: list[FunctionTool], context: list[Context]) -> Agent[Any]:
+    def _request_agent(
+        self, client_tools: list[FunctionTool], context: list[Context]
+    ) -> Agent[Any]:
         """A clone for this request: client tools added, context appended to instructions."""
         server_names = {getattr(tool, "name", None) for tool in self.agent.tools}
         added: list[FunctionTool] = []
         for tool in client_tools:
             if tool.name in server_names:
-                logger.warning("Client tool %r ignored: the agent has a tool of that name", tool.name)
+                logger.warning(
+                    "Client tool %r ignored: the agent has a tool of that name", tool.name
+                )
             else:
                 added.append(tool)
         changes: dict[str, Any] = {}

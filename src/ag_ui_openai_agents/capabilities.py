@@ -44,7 +44,9 @@ def _needs_approval(tool: Any) -> bool:
 
 
 def _tool(tool: FunctionTool) -> Tool:
-    return Tool(name=tool.name, description=tool.description or "", parameters=tool.params_json_schema)
+    return Tool(
+        name=tool.name, description=tool.description or "", parameters=tool.params_json_schema
+    )
 
 
 def agent_capabilities(
@@ -79,7 +81,9 @@ def agent_capabilities(
             encrypted="reasoning.encrypted_content" in includes,
         ),
         multimodal=MultimodalCapabilities(
-            input=MultimodalInputCapabilities(image=True, audio=True, pdf=True, file=True, video=False)
+            input=MultimodalInputCapabilities(
+                image=True, audio=True, pdf=True, file=True, video=False
+            )
         ),
         human_in_the_loop=HumanInTheLoopCapabilities(
             supported=True,

@@ -1,4 +1,4 @@
-"""``add_openai_agents_fastapi_endpoint``: an AG-UI POST route (SSE) plus health and capabilities."""
+"""``add_openai_agents_fastapi_endpoint``: an AG-UI route (SSE), health and capabilities."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def add_openai_agents_fastapi_endpoint(
     prefix = _operation_prefix(path)
 
     async def run_agent(run_input: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = EventEncoder(accept=request.headers.get("accept"))
+        encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
             try:

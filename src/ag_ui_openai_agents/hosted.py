@@ -1,4 +1,4 @@
-"""Hosted tool calls: calls the model provider (or an SDK-side executor) handles, not a function tool.
+"""Hosted tool calls: calls the provider (or an SDK-side executor) runs, not a function tool.
 
 On the AG-UI side a hosted call is a tool call whose name is its Responses item type
 (``web_search_call``, ``mcp_call``, ...). That name is how the inbound translator recognises

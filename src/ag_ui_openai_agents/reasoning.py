@@ -152,9 +152,11 @@ class ReasoningTranslation:
             for key, text in _item_parts(item):
                 if text:
                     out += self._switch_part(window, key)
-                    part = window.parts[-1]
-                    part.chunks.append(text)
-                    out.append(ReasoningMessageContentEvent(message_id=part.message_id, delta=text))
+                    streamed = window.parts[-1]
+                    streamed.chunks.append(text)
+                    out.append(
+                        ReasoningMessageContentEvent(message_id=streamed.message_id, delta=text)
+                    )
         encrypted = getattr(item, "encrypted_content", None) if item is not None else None
         if encrypted:
             if not window.parts:

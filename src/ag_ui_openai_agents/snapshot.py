@@ -72,7 +72,9 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
             messages.extend(_reasoning(entry))
         elif isinstance(entry, ToolResult):
             messages.append(
-                ToolMessage(id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content)
+                ToolMessage(
+                    id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
+                )
             )
     return messages
 

@@ -17,7 +17,9 @@ from typing import Any
 
 __all__ = ["SharedState", "shared_state", "use_shared_state"]
 
-_current: ContextVar[SharedState | None] = ContextVar("ag_ui_openai_agents_shared_state", default=None)
+_current: ContextVar[SharedState | None] = ContextVar(
+    "ag_ui_openai_agents_shared_state", default=None
+)
 
 
 class SharedState:
@@ -35,7 +37,7 @@ class SharedState:
 
     @property
     def value(self) -> Any:
-        """The current state. Treat it as read-only; change it with :meth:`update` or :meth:`set`."""
+        """The current state: read it here, change it with :meth:`update` or :meth:`set`."""
         return self._value
 
     @property

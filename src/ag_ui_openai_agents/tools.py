@@ -52,7 +52,9 @@ def hosted_call_arguments(item: Any) -> str:
     if kind == "mcp_call":
         return str(_field(item, "arguments") or "")
     fields = _HOSTED_INPUT_FIELDS.get(str(kind), ())
-    payload = {name: _plain(_field(item, name)) for name in fields if _field(item, name) is not None}
+    payload = {
+        name: _plain(_field(item, name)) for name in fields if _field(item, name) is not None
+    }
     return json.dumps(payload) if payload else ""
 
 
@@ -136,7 +138,9 @@ class ToolTranslation:
                 window.client_owned = True
             return []
         raw_output = _field(item.raw_item, "output")
-        return self.emit_result(call_id, output_text(raw_output if raw_output is not None else item.output))
+        return self.emit_result(
+            call_id, output_text(raw_output if raw_output is not None else item.output)
+        )
 
     def translate_handoff_output_item(self, item: HandoffOutputItem) -> list[BaseEvent]:
         """``handoff_occured``: the handoff call's result."""
@@ -168,7 +172,9 @@ class ToolTranslation:
     def _new_call(self, item: Any, output_index: int | None) -> ToolCallWindow:
         kind = str(_field(item, "type") or "function_call")
         hosted = kind in HOSTED_CALL_TYPES
-        call_id = real_id(_field(item, "call_id")) or self.book.resolve_id(_field(item, "id"), "call")
+        call_id = real_id(_field(item, "call_id")) or self.book.resolve_id(
+            _field(item, "id"), "call"
+        )
         name = kind if hosted else str(_field(item, "name") or "tool")
         window = ToolCallWindow(call_id, name, hosted=hosted)
         window.client_owned = not hosted and name in self.client_tool_names

@@ -11,7 +11,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -45,10 +45,10 @@ __all__ = ["AGUITranslator", "Source"]
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Source = Union[T, Callable[[], T], Callable[[], Awaitable[T]], None]
+Source: TypeAlias = Union[T, Callable[[], T], Callable[[], Awaitable[T]], None]  # noqa: UP007
 """A value, or a zero-argument function (sync or async) returning it, resolved when needed."""
 
-StreamSource = Union[RunResultStreaming, AsyncIterator[StreamEvent], None]
+StreamSource: TypeAlias = Union[RunResultStreaming, AsyncIterator[StreamEvent], None]  # noqa: UP007
 
 
 async def _resolve(source: Any) -> Any:
@@ -116,7 +116,9 @@ class AGUITranslator:
         """
         engine = self.outbound_cls(run_input)
         result = events if isinstance(events, RunResultStreaming) else None
-        stream = result.stream_events() if result is not None else events
+        stream: AsyncIterator[StreamEvent] | None = (
+            result.stream_events() if result is not None else events  # type: ignore[assignment]
+        )
         if resumed is not None:
             engine.usage.add_entry(token_usage(resumed.usage, None))
         yield RunStartedEvent(
@@ -181,7 +183,9 @@ class AGUITranslator:
     # Helpers ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _count_unstreamed(engine: OpenAIToAGUITranslator, result: RunResultStreaming | None) -> None:
+    def _count_unstreamed(
+        engine: OpenAIToAGUITranslator, result: RunResultStreaming | None
+    ) -> None:
         if result is not None:
             engine.usage.add_unstreamed(result.context_wrapper.usage)
 

@@ -70,7 +70,9 @@ class UsageTally:
         if run_total is None:
             return
         input_tokens = max(_count(getattr(run_total, "input_tokens", 0)) - self._streamed_input, 0)
-        output_tokens = max(_count(getattr(run_total, "output_tokens", 0)) - self._streamed_output, 0)
+        output_tokens = max(
+            _count(getattr(run_total, "output_tokens", 0)) - self._streamed_output, 0
+        )
         if input_tokens or output_tokens:
             self._entries.append(
                 TokenUsage(
