@@ -1,0 +1,208 @@
+"""Run real AG-UI TypeScript clients (``e2e/run-client.mjs``) against a local server.
+
+Typical use in a test::
+
+    from support.e2e import ensure_node_modules, run_client, serve_app
+
+    def test_conversation() -> None:
+        ensure_node_modules()  # skips the test when Node or npm is missing
+        with serve_app(app) as base_url:
+            result = run_client("v1", {"url": f"{base_url}/agent", "turns": [{"user": "hi"}]})
+        assert result["ok"], result["turns"][-1]["error"]
+
+``run_client`` returns the JSON document the script prints; e2e/README.md describes it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+import uvicorn
+from starlette.types import ASGIApp
+
+E2E_DIR = Path(__file__).resolve().parents[2] / "e2e"
+RUN_CLIENT = E2E_DIR / "run-client.mjs"
+CLIENT_VERSIONS: tuple[Literal["v1", "v0"], ...] = ("v1", "v0")
+MIN_NODE_MAJOR = 18
+NPM_INSTALL_TIMEOUT_SECONDS = 300.0
+SERVER_START_TIMEOUT_SECONDS = 10.0
+
+ClientVersion = Literal["v1", "v0"]
+
+
+class E2EHarnessError(RuntimeError):
+    """The client script could not produce a result document."""
+
+
+def _node_major() -> int | None:
+    """Major version of the ``node`` on PATH, or None when there is none."""
+    node = shutil.which("node")
+    if node is None:
+        return None
+    try:
+        out = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
+        return int(out.strip().lstrip("v").split(".")[0])
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def node_available() -> bool:
+    """True when a recent enough ``node`` and an ``npm`` are on PATH."""
+    major = _node_major()
+    return major is not None and major >= MIN_NODE_MAJOR and shutil.which("npm") is not None
+
+
+def _pinned_versions() -> dict[str, str]:
+    """Dependency name -> exact version, as pinned in e2e/package.json."""
+    manifest = json.loads((E2E_DIR / "package.json").read_text(encoding="utf-8"))
+    pinned: dict[str, str] = {}
+    for name, spec in manifest["dependencies"].items():
+        # An npm alias reads "npm:<package>@<version>".
+        pinned[name] = spec.rsplit("@", 1)[1] if spec.startswith("npm:") else spec
+    return pinned
+
+
+def _installed_version(name: str) -> str | None:
+    """Version of a package installed in e2e/node_modules, or None."""
+    manifest = E2E_DIR / "node_modules" / name / "package.json"
+    if not manifest.is_file():
+        return None
+    version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    return version if isinstance(version, str) else None
+
+
+def node_modules_current() -> bool:
+    """True when every pinned dependency is installed at its pinned version."""
+    return all(_installed_version(name) == version for name, version in _pinned_versions().items())
+
+
+_install_lock = threading.Lock()
+
+
+def ensure_node_modules() -> None:
+    """Install the pinned clients into e2e/node_modules unless they are already there.
+
+    Skips the calling test when Node or npm is missing; fails it when ``npm install``
+    does not succeed.
+    """
+    if not node_available():
+        pytest.skip(
+            f"real-client e2e checks need Node >= {MIN_NODE_MAJOR} and npm on PATH "
+            "(install Node to run them)"
+        )
+    with _install_lock:
+        if node_modules_current():
+            return
+        npm = shutil.which("npm")
+        assert npm is not None
+        try:
+            proc = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
+                cwd=E2E_DIR,
+                capture_output=True,
+                text=True,
+                timeout=NPM_INSTALL_TIMEOUT_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"npm install in {E2E_DIR} timed out ({NPM_INSTALL_TIMEOUT_SECONDS} s)")
+        if proc.returncode != 0 or not node_modules_current():
+            pytest.fail(f"npm install in {E2E_DIR} failed:\n{proc.stdout}\n{proc.stderr}")
+
+
+def run_client(
+    version: ClientVersion, scenario: dict[str, Any], *, timeout: float = 300.0
+) -> dict[str, Any]:
+    """Play ``scenario`` through the real client ``version`` and return its result document.
+
+    The document's ``ok`` is False when any turn was rejected; that is a result, not an
+    error. :class:`E2EHarnessError` is raised only when the script produced no document
+    (bad scenario, crash, missing node_modules).
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise E2EHarnessError("node is not on PATH")
+    try:
+        proc = subprocess.run(
+            [node, str(RUN_CLIENT), "--client", version, "--scenario", "-"],
+            input=json.dumps(scenario),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise E2EHarnessError(f"run-client.mjs did not finish within {timeout} s") from exc
+    return _parse_result(proc)
+
+
+def _parse_result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """Read the result document and check it agrees with the exit code."""
+    try:
+        document = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise E2EHarnessError(
+            f"run-client.mjs exited {proc.returncode} without a JSON result:\n"
+            f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-4000:]}"
+        ) from exc
+    if not isinstance(document, dict):
+        raise E2EHarnessError(f"unexpected result document: {proc.stdout[-2000:]}")
+    if proc.returncode == 2:
+        raise E2EHarnessError(f"run-client.mjs refused the scenario: {document.get('error')}")
+    if bool(document.get("ok")) != (proc.returncode == 0):
+        raise E2EHarnessError(
+            f"exit code {proc.returncode} disagrees with ok={document.get('ok')}:\n{proc.stderr}"
+        )
+    return document
+
+
+def turn_errors(result: dict[str, Any]) -> list[str]:
+    """The error of every failed turn, numbered, for assertion messages."""
+    return [f"turn {i}: {t['error']}" for i, t in enumerate(result["turns"]) if not t["ok"]]
+
+
+def _free_socket() -> socket.socket:
+    """A TCP socket bound to a free port on 127.0.0.1."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@contextmanager
+def serve_app(app: ASGIApp) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1 in a background thread; yield its base URL."""
+    sock = _free_socket()
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        _wait_started(server, thread)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def _wait_started(server: uvicorn.Server, thread: threading.Thread) -> None:
+    """Block until uvicorn accepts connections, or raise if it stopped or took too long."""
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_SECONDS
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the test server stopped while starting")
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start in time")
+        time.sleep(0.02)
