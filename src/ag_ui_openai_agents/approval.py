@@ -10,6 +10,7 @@ undecided so the caller can end the run with the same interrupts again.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import logging
@@ -106,7 +107,7 @@ def approval_interrupt(call_id: str, tool_name: str, arguments: str) -> Interrup
         id=call_id,
         reason=TOOL_APPROVAL_REASON,
         tool_call_id=call_id,
-        response_schema=APPROVAL_RESPONSE_SCHEMA,
+        response_schema=copy.deepcopy(APPROVAL_RESPONSE_SCHEMA),
         metadata={"tool_name": tool_name, "tool_input": _parse_arguments(arguments)},
     )
 
