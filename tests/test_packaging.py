@@ -1,0 +1,78 @@
+"""The built distributions: complete, typed, and importable on their own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "ag_ui_openai_agents"
+
+
+def _uv() -> str | None:
+    return os.environ.get("UV") or shutil.which("uv")
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    uv = _uv()
+    if uv is None:
+        pytest.skip("uv is not on PATH")
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [uv, "build", "--quiet", "--out-dir", str(out)], cwd=ROOT, check=True, timeout=300
+    )
+    return out
+
+
+def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
+    wheel = next(dist.glob("*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {f"ag_ui_openai_agents/{p.name}" for p in PACKAGE.glob("*.py")}
+    assert expected <= names
+    assert "ag_ui_openai_agents/py.typed" in names
+    metadata = zipfile.ZipFile(wheel).read(
+        next(n for n in names if n.endswith("METADATA"))
+    ).decode()
+    assert "Version: 0.1.0" in metadata
+    assert "Requires-Python: >=3.10" in metadata
+    for requirement in ("ag-ui-protocol>=1.0.0", "openai-agents>=0.23.1", "fastapi"):
+        assert requirement in metadata
+
+
+def test_sdist_builds_alongside(dist: Path) -> None:
+    assert list(dist.glob("ag_ui_openai_agents-0.1.0.tar.gz"))
+
+
+def test_installed_wheel_imports_without_the_source_tree(dist: Path, tmp_path: Path) -> None:
+    uv = _uv()
+    assert uv is not None
+    target = tmp_path / "site"
+    wheel = next(dist.glob("*.whl"))
+    subprocess.run(
+        [uv, "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        timeout=120,
+    )
+    code = (
+        "import ag_ui_openai_agents as m, sys; "
+        "from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, "
+        "add_openai_agents_fastapi_endpoint, resume_tool_calls, shared_state; "
+        "print(m.__file__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().startswith(str(target))
