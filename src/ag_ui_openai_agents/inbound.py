@@ -205,49 +205,48 @@ class AGUIToOpenAITranslator:
             resume=list(run_input.resume) if run_input.resume is not None else None,
         )
 
-    def translate_messages(self, messages: Iterable[Message]) -> list[TResponseInputItem]:
+    def translate_messages(
+        self, messages: Iterable[Message | Mapping[str, Any]]
+    ) -> list[TResponseInputItem]:
         """Translate a conversation, keeping its order.
 
-        Hosted tool calls (named by their Responses item type) and the tool messages answering
-        them are left out: the provider ran them, they are not replayed.
+        Messages may also be plain mappings in AG-UI's JSON form; they are validated first.
+        Messages with an unknown role or that fail validation are skipped. Hosted tool calls
+        (named by their Responses item type) and the tool messages answering them are left out:
+        the provider ran them, they are not replayed.
         """
-        history = list(messages)
+        history = [message for message in map(self._accept, messages) if message is not None]
         hosted_call_ids = self._hosted_call_ids(history)
         items: list[TResponseInputItem] = []
         for message in history:
-            if _discriminator(message, "role") == "tool":
-                call_id = _discriminator(message, "tool_call_id")
-                if call_id in hosted_call_ids:
-                    logger.debug("Not replaying the result of hosted call %s.", call_id)
-                    continue
-            items.extend(self._translate_message(message))
+            if isinstance(message, ToolMessage) and message.tool_call_id in hosted_call_ids:
+                logger.debug("Not replaying the result of hosted call %s.", message.tool_call_id)
+                continue
+            items.extend(self._message_handlers[message.role](message))
         return items
 
-    def _translate_message(self, message: Any) -> list[TResponseInputItem]:
+    def _accept(self, message: Any) -> Any | None:
+        """The message ready for dispatch, or ``None`` (logged) when it cannot be translated."""
         role = _discriminator(message, "role")
-        handler = self._message_handlers.get(role) if isinstance(role, str) else None
-        if handler is None:
+        if not isinstance(role, str) or role not in self._message_handlers:
             logger.warning("Skipping a message with unknown role %r.", role)
-            return []
+            return None
         try:
-            message = _coerce_message(message)
+            return _coerce_message(message)
         except ValueError:
             logger.warning("Skipping a malformed %r message.", role, exc_info=True)
-            return []
-        return handler(message)
+            return None
 
     @staticmethod
-    def _hosted_call_ids(messages: Sequence[Any]) -> set[str]:
+    def _hosted_call_ids(messages: Iterable[Any]) -> set[str]:
         """Ids of hosted tool calls made by the assistant messages of a conversation."""
-        ids: set[str] = set()
-        for message in messages:
-            if _discriminator(message, "role") != "assistant":
-                continue
-            for call in _discriminator(message, "tool_calls") or []:
-                function = _discriminator(call, "function")
-                if is_hosted_call_name(_discriminator(function, "name") or ""):
-                    ids.add(_discriminator(call, "id"))
-        return ids
+        return {
+            call.id
+            for message in messages
+            if isinstance(message, AssistantMessage)
+            for call in message.tool_calls or []
+            if is_hosted_call_name(call.function.name)
+        }
 
     # --- messages ------------------------------------------------------------------------------
 
