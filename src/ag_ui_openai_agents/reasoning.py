@@ -15,9 +15,11 @@ from ag_ui.core import (
 )
 from agents.items import ReasoningItem
 
-from .windows import ReasoningPart, ReasoningWindow, WindowBook
+from .windows import ReasoningPart, ReasoningWindow, WindowBook, event_factory
 
 __all__ = ["ReasoningTranslation"]
+
+_content_event = event_factory(ReasoningMessageContentEvent)
 
 
 def _item_parts(item: Any) -> list[tuple[tuple[str, int], str]]:
@@ -119,9 +121,7 @@ class ReasoningTranslation:
             out = self._switch_part(window, key)
             part = window.parts[-1]
         part.chunks.append(delta)
-        out.append(
-            ReasoningMessageContentEvent.model_construct(message_id=part.message_id, delta=delta)
-        )
+        out.append(_content_event(message_id=part.message_id, delta=delta))
         return out
 
     def _switch_part(self, window: ReasoningWindow, key: tuple[str, int]) -> list[BaseEvent]:

@@ -12,9 +12,11 @@ from ag_ui.core import (
 )
 from agents.items import MessageOutputItem
 
-from .windows import TextWindow, WindowBook
+from .windows import TextWindow, WindowBook, event_factory
 
 __all__ = ["TextTranslation", "message_item_text"]
+
+_content_event = event_factory(TextMessageContentEvent)
 
 
 def message_item_text(item: Any) -> str:
@@ -52,9 +54,7 @@ class TextTranslation:
             return []
         out = self._open_text(window)
         window.chunks.append(delta)
-        out.append(
-            TextMessageContentEvent.model_construct(message_id=window.message_id, delta=delta)
-        )
+        out.append(_content_event(message_id=window.message_id, delta=delta))
         return out
 
     def translate_text_item_done(self, item: Any, output_index: int) -> list[BaseEvent]:

@@ -16,9 +16,11 @@ from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolC
 
 from .client_tools import is_client_tool_output
 from .hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
-from .windows import ToolCallWindow, ToolResult, WindowBook, real_id
+from .windows import ToolCallWindow, ToolResult, WindowBook, event_factory, real_id
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
+
+_args_event = event_factory(ToolCallArgsEvent)
 
 # Fields of hosted call items that describe what the call was asked to do.
 _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -95,7 +97,7 @@ class ToolTranslation:
         if window.ended:
             return []
         window.args.append(delta)
-        return [ToolCallArgsEvent.model_construct(tool_call_id=window.tool_call_id, delta=delta)]
+        return [_args_event(tool_call_id=window.tool_call_id, delta=delta)]
 
     def translate_function_call_arguments_done(self, event: Any) -> list[BaseEvent]:
         """The full arguments: sent only when no chunk was streamed for the call."""

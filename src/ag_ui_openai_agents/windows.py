@@ -39,10 +39,13 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from enum import Enum
+from typing import Any, Literal, TypeVar
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
+from pydantic import BaseModel
 
 __all__ = [
     "AssistantGroup",
@@ -52,10 +55,56 @@ __all__ = [
     "ToolCallWindow",
     "ToolResult",
     "WindowBook",
+    "event_factory",
     "real_id",
 ]
 
 WindowKind = Literal["text", "tool", "reasoning"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_IMMUTABLE_DEFAULTS = (type(None), str, int, float, bool, Enum, tuple, frozenset)
+_set_slot = object.__setattr__
+
+
+def event_factory(cls: type[M]) -> Callable[..., M]:
+    """A cheap ``cls.model_construct`` for events built once per streamed delta.
+
+    ``model_construct`` resolves and copies every field default on each call, which costs
+    several times the event's own encoding. The builder returned here copies a template of
+    the defaults instead and yields the very instance ``model_construct`` would: same field
+    values in field order, same ``model_fields_set``, empty extras. Callers pass every
+    required field by name, with values that are already valid. A class whose defaults are
+    mutable or which has post-init hooks gets ``model_construct`` itself.
+    """
+    fields = cls.model_fields
+    required = [name for name, info in fields.items() if info.is_required()]
+    defaults = {
+        name: info.get_default(call_default_factory=True, validated_data={})
+        for name, info in fields.items()
+        if not info.is_required()
+    }
+    plain = (
+        all(isinstance(value, _IMMUTABLE_DEFAULTS) for value in defaults.values())
+        and list(fields) == [*defaults, *required]
+        and cls.__pydantic_post_init__ is None
+        and not cls.__pydantic_root_model__
+    )
+    if not plain:
+        return cls.model_construct
+    new = cls.__new__
+
+    def build(**values: Any) -> M:
+        event = new(cls)
+        data = defaults.copy()
+        data.update(values)
+        _set_slot(event, "__dict__", data)
+        _set_slot(event, "__pydantic_fields_set__", set(values))
+        _set_slot(event, "__pydantic_extra__", {})
+        _set_slot(event, "__pydantic_private__", None)
+        return event
+
+    return build
 
 
 def real_id(value: object) -> str | None:
