@@ -1,0 +1,66 @@
+"""The example agents. Each module has ``DESCRIPTION``, ``build_agent(settings)`` and
+``mount(app, path, settings)``; :data:`EXAMPLES` lists them by route name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from agents import Agent
+from fastapi import FastAPI
+
+from . import (
+    ag_ui_docs_copilot,
+    agentic_chat,
+    backend_tool_rendering,
+    custom_lifecycle_events,
+    dynamic_system_prompt,
+    human_in_the_loop,
+    human_in_the_loop_approval,
+    subagents,
+    tool_based_generative_ui,
+)
+from .settings import ExampleSettings, settings_from_env
+
+__all__ = ["EXAMPLES", "Example", "ExampleSettings", "settings_from_env"]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One runnable example: its route name, what it shows, and how to build and mount it."""
+
+    name: str
+    description: str
+    build_agent: Callable[[ExampleSettings], Agent[Any]]
+    mount: Callable[[FastAPI, str, ExampleSettings], None]
+
+    @property
+    def path(self) -> str:
+        """The route the example is served under."""
+        return f"/{self.name}"
+
+
+def _example(module: ModuleType) -> Example:
+    name = module.__name__.rsplit(".", 1)[-1]
+    return Example(name, module.DESCRIPTION, module.build_agent, module.mount)
+
+
+EXAMPLES: dict[str, Example] = {
+    example.name: example
+    for example in map(
+        _example,
+        (
+            ag_ui_docs_copilot,
+            agentic_chat,
+            backend_tool_rendering,
+            human_in_the_loop,
+            human_in_the_loop_approval,
+            tool_based_generative_ui,
+            subagents,
+            custom_lifecycle_events,
+            dynamic_system_prompt,
+        ),
+    )
+}

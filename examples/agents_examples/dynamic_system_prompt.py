@@ -1,0 +1,65 @@
+"""Dynamic system prompt: instructions written from the AG-UI context of each request.
+
+The page shares facts in ``RunAgentInput.context`` (for example the user's name and the page
+they are on). The wrapper puts that list in the SDK context slot, and the agent's instructions
+function turns it into a prompt on every model call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from agents import Agent, RunContextWrapper
+from fastapi import FastAPI
+
+from .settings import ExampleSettings
+
+DESCRIPTION = "Instructions derived from the AG-UI context."
+
+
+def _field(item: Any, name: str) -> str:
+    value = item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+    return "" if value is None else str(value)
+
+
+def _entries(context: Any) -> list[tuple[str, str]]:
+    """``(description, value)`` pairs of an AG-UI context list (models or plain dicts)."""
+    items = context if isinstance(context, (list, tuple)) else []
+    return [(_field(item, "description"), _field(item, "value")) for item in items]
+
+
+def build_instructions(wrapper: RunContextWrapper[Any], agent: Agent[Any]) -> str:
+    """Write the prompt from what the page shared in this request."""
+    entries = _entries(wrapper.context)
+    if not entries:
+        return (
+            "You are a helpful assistant, and the page shared nothing about the user; "
+            "ask if you need to know more."
+        )
+    facts = "; ".join(f"{description}: {value}" for description, value in entries)
+    return (
+        f"You are a helpful assistant for this page, which shared: {facts}. "
+        "Tailor every answer to these facts, and mention the one you relied on."
+    )
+
+
+def build_agent(settings: ExampleSettings) -> Agent[Any]:
+    """An assistant whose instructions come from :func:`build_instructions`."""
+    return Agent(
+        name="Context-aware assistant", instructions=build_instructions, model=settings.model
+    )
+
+
+def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
+    """Add ``POST path`` and ``GET path/health``."""
+    wrapped = OpenAIAgentsAgent(
+        build_agent(settings),
+        name="dynamic_system_prompt",
+        description=DESCRIPTION,
+        run_config=settings.run_config,
+        # The instructions use the context themselves; don't append it a second time.
+        context_in_instructions=False,
+    )
+    add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -1,0 +1,54 @@
+"""Test setup: offline, no network, SDK tracing off, the project's stream checker importable."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agents import set_tracing_disabled
+
+# The repository's own tests hold the AG-UI stream checker (support.invariants).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from agents_examples import ExampleSettings
+from server import create_app
+
+set_tracing_disabled(True)
+
+_LOCAL_HOSTS = {"127.0.0.1", "::1", "localhost"}
+_connect = socket.socket.connect
+
+
+def _local_only(sock: socket.socket, address: Any) -> None:
+    """Refuse any connection that would leave the machine."""
+    host = address[0] if isinstance(address, tuple) else None
+    if host is not None and host not in _LOCAL_HOSTS:
+        raise RuntimeError(f"tests must stay offline, refused a connection to {address!r}")
+    _connect(sock, address)
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No API key, no tracing export, no outbound sockets."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "true")
+    monkeypatch.setattr(socket.socket, "connect", _local_only)
+
+
+@pytest.fixture
+def settings() -> ExampleSettings:
+    """Every example on the offline demo model."""
+    return ExampleSettings.offline_demo()
+
+
+@pytest.fixture
+async def client(settings: ExampleSettings) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client talking to the example server in-process."""
+    transport = httpx.ASGITransport(app=create_app(settings))
+    async with httpx.AsyncClient(transport=transport, base_url="http://examples") as http:
+        yield http

@@ -1,0 +1,74 @@
+"""Every example played through the real TypeScript AG-UI clients (1.0 and 0.0.59).
+
+The clients validate each event and the order of the whole stream; a rejected run fails its
+turn. Skipped when Node is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
+
+from agents_examples import ExampleSettings
+from example_client import HAIKU, TASK_STEPS
+from server import create_app
+
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "agentic_chat": {"turns": [{"user": "Say hello in one sentence."}, {"user": "Once more."}]},
+    "backend_tool_rendering": {"turns": [{"user": "What's the weather in Paris?"}]},
+    "human_in_the_loop": {
+        "tools": [TASK_STEPS.model_dump(mode="json")],
+        "turns": [
+            {"user": "Plan the steps to bake a cake"},
+            {"toolResult": {"content": "The user kept every step."}},
+        ],
+    },
+    "human_in_the_loop_approval": {
+        "turns": [
+            {"user": "Please refund 30 dollars on order A-17"},
+            {"resume": {"payload": {"approved": True}}},
+            {"user": "Refund 5 dollars on order B-2"},
+            {"resume": {"payload": {"approved": False}}},
+            {"user": "Refund 7 dollars on order C-3"},
+            {"resume": {"status": "cancelled"}},
+        ]
+    },
+    "tool_based_generative_ui": {
+        "tools": [HAIKU.model_dump(mode="json")],
+        "turns": [
+            {"user": "Write a haiku about autumn leaves"},
+            {"toolResult": {"content": "Haiku shown."}},
+        ],
+    },
+    "subagents": {"turns": [{"user": "Research solar panels and write a short summary"}]},
+    "custom_lifecycle_events": {"turns": [{"user": "Count the words in: the quick brown fox"}]},
+    "dynamic_system_prompt": {
+        "context": [{"description": "User name", "value": "Ada"}],
+        "turns": [{"user": "Who am I?"}],
+    },
+    "ag_ui_docs_copilot": {"turns": [{"user": "What does the README say about examples?"}]},
+}
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    ensure_node_modules()
+    with serve_app(create_app(ExampleSettings.offline_demo())) as url:
+        yield url
+
+
+@pytest.mark.parametrize("client", ["v1", "v0"])
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -> None:
+    scenario = {"url": f"{base_url}/{name}", "threadId": f"{name}-{client}", **SCENARIOS[name]}
+    result = run_client(client, scenario)  # type: ignore[arg-type]
+    assert result["ok"], turn_errors(result)
+    outcomes = [turn["outcome"] for turn in result["turns"]]
+    if name == "human_in_the_loop_approval":
+        assert [o["type"] for o in outcomes] == ["interrupt", "success"] * 3
+    if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":
+        assert outcomes[0]["pendingToolCallIds"], "the frontend tool call is left to the client"
+        assert not outcomes[1].get("pendingToolCallIds")

@@ -1,0 +1,55 @@
+"""The example server: settings from the environment, offline notice, model override."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+
+import server
+from agents_examples.settings import DEFAULT_MODEL, ExampleSettings, settings_from_env
+from example_client import Chat
+
+
+def test_settings_from_the_environment() -> None:
+    offline = settings_from_env({})
+    assert offline.offline and offline.model == DEFAULT_MODEL
+    live = settings_from_env({"OPENAI_API_KEY": "sk-test", "OPENAI_DEFAULT_MODEL": "gpt-x"})
+    assert not live.offline and live.run_config is None and live.model == "gpt-x"
+
+
+def test_offline_mode_is_logged_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(server, "load_dotenv", lambda: False)
+    with caplog.at_level(logging.INFO):
+        app = server.create_app()
+    notices = [r for r in caplog.records if "OPENAI_API_KEY" in r.getMessage()]
+    assert len(notices) == 1
+    assert "offline demo model" in notices[0].getMessage()
+    assert {"/health", "/agentic_chat", "/ag_ui_docs_copilot"} <= {r.path for r in app.routes}  # type: ignore[attr-defined]
+
+
+async def test_default_model_override_reaches_every_example() -> None:
+    app = server.create_app(ExampleSettings.offline_demo("my-model"))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://x"
+    ) as http:
+        assert (await http.get("/health")).json()["model"] == "my-model"
+        run = await Chat(http, "/subagents").say("Research owls and write a note")
+    models = {entry.model for entry in run.finished.usage or []}
+    assert "my-model" in models
+
+
+async def test_pre_1_0_client_gets_a_stream_it_accepts(client: httpx.AsyncClient) -> None:
+    from ag_ui.core import Tool
+    from support.invariants import check_stream
+
+    steps = Tool(
+        name="generate_task_steps", description="Show steps.", parameters={"type": "object"}
+    )
+    chat = Chat(client, "/human_in_the_loop", tools=[steps], protocol_version=None)
+    run = await chat.say("List the steps to paint a wall")
+    check_stream(run.events, run_input=run.input, pre_1_0=True)
+    assert [name for _, name, _ in run.tool_calls] == ["generate_task_steps"]
