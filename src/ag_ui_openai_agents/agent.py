@@ -144,6 +144,8 @@ class OpenAIAgentsAgent:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
         run_config = self._run_config()
         context = self._sdk_context(run_input)
+        if context is None:
+            context = list(run_input.context or [])
         resumed = await resume_tool_calls(
             self.agent, run_input, context=context, run_config=run_config
         )
@@ -151,8 +153,6 @@ class OpenAIAgentsAgent:
             return None, resumed
         translated = self.translator.to_openai(resumed.run_input)
         agent = self._request_agent(translated.tools, translated.context)
-        if context is None:
-            context = translated.context
         result = Runner.run_streamed(
             agent, input=translated.messages, context=context, run_config=run_config
         )

@@ -299,7 +299,7 @@ async def _catalog_tools(agent: Agent[Any], run_context: RunContextWrapper[Any])
         for tool in await current.get_all_tools(run_context):
             if isinstance(tool, FunctionTool):
                 catalog.add(tool, current)
-        for name, target, target_name in _handoff_targets(current):
+        for name, target, target_name in handoff_targets(current):
             catalog.handoff_names.add(name)
             if target is not None:
                 queue.append(target)
@@ -312,7 +312,7 @@ async def _catalog_tools(agent: Agent[Any], run_context: RunContextWrapper[Any])
     return catalog
 
 
-def _handoff_targets(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any] | None, str]]:
+def handoff_targets(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any] | None, str]]:
     """Yield (tool name, target agent or None, target name) for each handoff of ``agent``.
 
     A ``handoff(...)`` object keeps a weak reference to its target; a hand-built Handoff may

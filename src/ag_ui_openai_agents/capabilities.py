@@ -20,13 +20,14 @@ from ag_ui.core import (
 )
 from agents import Agent, FunctionTool
 
+from .approval import handoff_targets
 from .hosted import HOSTED_CALL_TYPES
 
 __all__ = ["agent_capabilities"]
 
 
 def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:
-    """The agent and every plain agent reachable from it through handoffs."""
+    """The agent and every agent reachable from it through handoffs (plain or ``handoff()``)."""
     seen: set[int] = set()
     stack = [agent]
     while stack:
@@ -35,7 +36,7 @@ def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:
             continue
         seen.add(id(current))
         yield current
-        stack.extend(h for h in current.handoffs if isinstance(h, Agent))
+        stack.extend(target for _, target, _ in handoff_targets(current) if target is not None)
 
 
 def _needs_approval(tool: Any) -> bool:
@@ -53,7 +54,8 @@ def agent_capabilities(
     agent: Agent[Any], *, name: str | None = None, description: str | None = None
 ) -> AgentCapabilities:
     """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
-    tools = [tool for tool in agent.tools if isinstance(tool, FunctionTool)]
+    # A tool switched off with ``is_enabled=False`` is never offered to the model.
+    tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
     settings = agent.model_settings
     includes = [str(i) for i in (settings.response_include or [])] if settings else []

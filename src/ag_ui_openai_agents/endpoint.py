@@ -19,9 +19,15 @@ __all__ = ["add_openai_agents_fastapi_endpoint"]
 logger = logging.getLogger(__name__)
 
 
-def _operation_prefix(path: str) -> str:
-    slug = re.sub(r"[^0-9a-zA-Z]+", "_", path).strip("_")
-    return slug or "root"
+def _operation_prefix(app: FastAPI, path: str) -> str:
+    """An OpenAPI operation-id prefix for ``path`` that no route of ``app`` uses yet."""
+    slug = re.sub(r"[^0-9a-zA-Z]+", "_", path).strip("_") or "root"
+    taken = {getattr(route, "operation_id", None) for route in app.routes}
+    prefix, n = slug, 1
+    while f"{prefix}_run" in taken:
+        n += 1
+        prefix = f"{slug}_{n}"
+    return prefix
 
 
 def add_openai_agents_fastapi_endpoint(
@@ -38,7 +44,7 @@ def add_openai_agents_fastapi_endpoint(
     are logged here; no traceback reaches the client.
     """
     base = path.rstrip("/") or ""
-    prefix = _operation_prefix(path)
+    prefix = _operation_prefix(app, path)
 
     async def run_agent(run_input: RunAgentInput, request: Request) -> StreamingResponse:
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
