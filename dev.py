@@ -79,14 +79,22 @@ def compat_suite(tool: str, python: str, sdk: str | None, name: str) -> None:
     run(str(venv / bindir / "python"), "-m", "pytest", "-p", "no:cacheprovider", env=env)
 
 
-def has_python(tool: str, version: str) -> bool:
+def find_python(tool: str, version: str) -> str | None:
+    """An interpreter of ``version``: one uv can find, else one installed under pyenv."""
     found = subprocess.run(
         [tool, "python", "find", "--no-python-downloads", version],
         capture_output=True,
         text=True,
         check=False,
     )
-    return found.returncode == 0
+    if found.returncode == 0 and found.stdout.strip():
+        return found.stdout.strip()
+    pyenv = shutil.which("pyenv")
+    if pyenv is None:
+        return None
+    root = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
+    candidates = sorted(Path(root.stdout.strip()).glob(f"versions/{version}.*/bin/python{version}"))
+    return str(candidates[-1]) if candidates else None
 
 
 def test(quick: bool) -> None:
@@ -96,8 +104,9 @@ def test(quick: bool) -> None:
     if quick:
         return
     compat_suite(tool, "3.11", OLDEST_SDK, "sdk-0.23.1")
-    if has_python(tool, OLDEST_PYTHON):
-        compat_suite(tool, OLDEST_PYTHON, None, f"python-{OLDEST_PYTHON}")
+    python = find_python(tool, OLDEST_PYTHON)
+    if python is not None:
+        compat_suite(tool, python, None, f"python-{OLDEST_PYTHON}")
     else:
         print(f"SKIPPED: no Python {OLDEST_PYTHON} interpreter on this machine", flush=True)
 
