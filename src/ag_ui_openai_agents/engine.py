@@ -165,6 +165,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self.book = WindowBook()
         self.usage = UsageTally()
         self.client_tool_names: frozenset[str] = frozenset(t.name for t in run_input.tools or [])
+        self.taken_message_ids: set[str] = {message.id for message in run_input.messages}
         self.current_step: str | None = None
         self._dispatch: dict[str, Callable[[Any], Events]] = {
             "raw_response_event": self._translate_raw,
