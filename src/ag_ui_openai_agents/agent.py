@@ -11,7 +11,8 @@ import dataclasses
 import inspect
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import (
@@ -104,7 +105,7 @@ class OpenAIAgentsAgent:
         """An AG-UI capabilities document describing this agent."""
         return agent_capabilities(self.agent, name=self.name, description=self.description)
 
-    async def run_streamed(self, run_input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+    async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
@@ -125,7 +126,7 @@ class OpenAIAgentsAgent:
             if self.emit_run_error:
                 yield RunErrorEvent(message=self.run_error_message or SETUP_ERROR_MESSAGE)
             raise
-        async for event in self.translator.to_agui(
+        stream = self.translator.to_agui(
             events,
             resumed.run_input,
             start_custom_event=self.start_custom_event,
@@ -137,8 +138,11 @@ class OpenAIAgentsAgent:
             run_error_message=self.run_error_message,
             resumed=resumed,
             shared_state=state,
-        ):
-            yield event
+        )
+        # Closing this generator closes the translator's, which cancels the SDK run.
+        async with aclosing(stream):
+            async for event in stream:
+                yield event
 
     async def _start(self, run_input: RunAgentInput) -> tuple[Any, Any]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""

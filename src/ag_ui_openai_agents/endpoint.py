@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -50,9 +51,12 @@ def add_openai_agents_fastapi_endpoint(
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
+            events = agent.run_streamed(run_input)
             try:
-                async for event in agent.run_streamed(run_input):
-                    yield encoder.encode(event)
+                # Closed when the client goes away: that cancels the SDK run.
+                async with aclosing(events):
+                    async for event in events:
+                        yield encoder.encode(event)
             except Exception:
                 logger.exception("AG-UI run %s of %s failed", run_input.run_id, agent.name)
 

@@ -61,8 +61,10 @@ RAW_EVENT_HANDLERS: dict[str, str] = {
     "response.function_call_arguments.delta": "translate_function_call_arguments_delta",
     "response.function_call_arguments.done": "translate_function_call_arguments_done",
     "response.mcp_call_arguments.delta": "translate_function_call_arguments_delta",
+    "response.custom_tool_call_input.delta": "translate_function_call_arguments_delta",
     "response.reasoning_summary_part.added": "translate_reasoning_part_added",
     "response.reasoning_summary_text.delta": "translate_reasoning_summary_delta",
+    "response.reasoning_summary_text.done": "translate_reasoning_text_done",
     "response.reasoning_summary_part.done": "translate_reasoning_part_done",
     "response.reasoning_text.delta": "translate_reasoning_text_delta",
     "response.reasoning_text.done": "translate_reasoning_part_done",
@@ -82,7 +84,6 @@ IGNORED_RAW_EVENT_TYPES: frozenset[str] = frozenset(
         "response.output_text.done",
         "response.output_text.annotation.added",
         "response.refusal.done",
-        "response.reasoning_summary_text.done",
         "response.mcp_call_arguments.done",
         "response.mcp_call.completed",
         "response.mcp_call.failed",
@@ -109,7 +110,6 @@ IGNORED_RAW_EVENT_TYPES: frozenset[str] = frozenset(
         "response.audio.done",
         "response.audio.transcript.delta",
         "response.audio.transcript.done",
-        "response.custom_tool_call_input.delta",
         "response.custom_tool_call_input.done",
         "response.shell_call_command.added",
         "response.shell_call_command.delta",
@@ -136,19 +136,27 @@ RUN_ITEM_HANDLERS: dict[str, str] = {
 
 # Run items with no AG-UI counterpart.
 IGNORED_RUN_ITEM_TYPES: frozenset[str] = frozenset(
-    {"tool_search_call_item", "tool_search_output_item", "compaction_item", "tool_approval_item"}
+    {
+        "tool_search_call_item",
+        "tool_search_output_item",
+        "compaction_item",
+        "tool_approval_item",
+        "input_item",
+    }
 )
 
 # ``output_item.added`` / ``output_item.done``, by the item's ``type``.
 _ITEM_ADDED: dict[str, str] = {
     "message": "translate_text_item_added",
     "function_call": "translate_function_call_item_added",
+    "custom_tool_call": "translate_function_call_item_added",
     "reasoning": "translate_reasoning_item_added",
     **dict.fromkeys(HOSTED_CALL_TYPES, "translate_hosted_call_item_added"),
 }
 _ITEM_DONE: dict[str, str] = {
     "message": "translate_text_item_done",
     "function_call": "translate_call_item_done",
+    "custom_tool_call": "translate_call_item_done",
     "reasoning": "translate_reasoning_item_done",
     **dict.fromkeys(HOSTED_CALL_TYPES, "translate_call_item_done"),
 }

@@ -22,6 +22,7 @@ HOSTED_CALL_TYPES: frozenset[str] = PROVIDER_RUN_CALL_TYPES | frozenset(
         "shell_call",
         "apply_patch_call",
         "tool_search_call",
+        "program",
     }
 )
 """Every Responses item type surfaced as a hosted tool call."""

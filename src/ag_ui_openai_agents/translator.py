@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
 from ag_ui.core import (
@@ -106,7 +106,7 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
-    ) -> AsyncIterator[BaseEvent]:
+    ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
         ``events`` is the SDK's ``RunResultStreaming`` (then an early stop by the consumer
@@ -121,20 +121,22 @@ class AGUITranslator:
         )
         if resumed is not None:
             engine.usage.add_entry(token_usage(resumed.usage, None))
-        yield RunStartedEvent(
-            thread_id=run_input.thread_id,
-            run_id=run_input.run_id,
-            parent_run_id=run_input.parent_run_id,
-            protocol_version=PROTOCOL_VERSION,
-        )
         finished = False
         try:
+            yield RunStartedEvent(
+                thread_id=run_input.thread_id,
+                run_id=run_input.run_id,
+                parent_run_id=run_input.parent_run_id,
+                protocol_version=PROTOCOL_VERSION,
+            )
             custom = _custom_event(await _resolve(start_custom_event), "start_custom_event")
             if custom is not None:
                 yield custom
             state = await _resolve(initial_state)
             if state is not None:
                 yield StateSnapshotEvent(snapshot=state)
+            if shared_state is not None and shared_state.take_change():
+                yield StateSnapshotEvent(snapshot=shared_state.value)
             for result_event in resumed.events if resumed is not None else []:
                 yield result_event
             if stream is not None:
@@ -165,6 +167,8 @@ class AGUITranslator:
         except Exception as exc:
             for event in engine.finish():
                 yield event
+            if shared_state is not None and shared_state.take_change():
+                yield StateSnapshotEvent(snapshot=shared_state.value)
             if emit_run_error:
                 self._count_unstreamed(engine, result)
                 yield RunErrorEvent(
