@@ -15,11 +15,21 @@ from ag_ui.core import (
 )
 from agents.items import ReasoningItem
 
-from .windows import ReasoningPart, ReasoningWindow, WindowBook, event_factory
+from .windows import (
+    ReasoningPart,
+    ReasoningWindow,
+    WindowBook,
+    delta_event_factory,
+    event_factory,
+)
 
 __all__ = ["ReasoningTranslation"]
 
-_content_event = event_factory(ReasoningMessageContentEvent)
+_content_event = delta_event_factory(ReasoningMessageContentEvent, "message_id")
+_start_event = event_factory(ReasoningStartEvent, "message_id")
+_end_event = event_factory(ReasoningEndEvent, "message_id")
+_message_start_event = event_factory(ReasoningMessageStartEvent, "message_id", "role")
+_message_end_event = event_factory(ReasoningMessageEndEvent, "message_id")
 
 
 def _item_parts(item: Any) -> list[tuple[tuple[str, int], str]]:
@@ -58,13 +68,29 @@ class ReasoningTranslation:
         return self._delta(event, ("text", event.content_index))
 
     def translate_reasoning_part_done(self, event: Any) -> list[BaseEvent]:
-        """``reasoning_summary_part.done`` / ``reasoning_text.done``: close the part."""
+        """``reasoning_summary_part.done`` / ``reasoning_text.done``: close the part.
+
+        A part whose text came without deltas sends that text first.
+        """
+        out = self.translate_reasoning_text_done(event)
         window = self.book.at(event.output_index)
         if isinstance(window, ReasoningWindow):
             part = window.open_part
             if part is not None:
-                return self._close_part(part)
-        return []
+                out += self._close_part(part)
+        return out
+
+    def translate_reasoning_text_done(self, event: Any) -> list[BaseEvent]:
+        """``reasoning_summary_text.done``: the part's full text, sent only if nothing streamed."""
+        window = self.book.at(event.output_index)
+        if not isinstance(window, ReasoningWindow):
+            return []
+        part = window.open_part
+        text = getattr(event, "text", None) or getattr(getattr(event, "part", None), "text", None)
+        if part is None or part.chunks or not text:
+            return []
+        part.chunks.append(text)
+        return [ReasoningMessageContentEvent(message_id=part.message_id, delta=text)]
 
     def translate_reasoning_item_done(self, item: Any, output_index: int) -> list[BaseEvent]:
         """The item is done: stream any unseen parts, its encrypted value, then REASONING_END."""
@@ -112,16 +138,20 @@ class ReasoningTranslation:
         delta: str = event.delta
         if not delta:
             return []
-        window = self._reasoning_at(event.output_index, event.item_id)
+        window = self.book.by_index.get(event.output_index)
+        if not isinstance(window, ReasoningWindow):
+            window = self._new_reasoning(event.item_id, event.output_index)
         if window.closed:
             return []
-        part = window.open_part
-        out: list[BaseEvent] = []
-        if part is None or part.key != key:
-            out = self._switch_part(window, key)
-            part = window.parts[-1]
+        parts = window.parts
+        part = parts[-1] if parts else None
+        if part is not None and not part.closed and part.key == key:
+            part.chunks.append(delta)
+            return [_content_event(part.message_id, delta)]
+        out = self._switch_part(window, key)
+        part = window.parts[-1]
         part.chunks.append(delta)
-        out.append(_content_event(message_id=part.message_id, delta=delta))
+        out.append(_content_event(part.message_id, delta))
         return out
 
     def _switch_part(self, window: ReasoningWindow, key: tuple[str, int]) -> list[BaseEvent]:
@@ -132,17 +162,17 @@ class ReasoningTranslation:
         out = self._close_part(part) if part is not None else []
         if not window.span_open:
             window.span_open = True
-            out.append(ReasoningStartEvent(message_id=window.phase_id))
+            out.append(_start_event(message_id=window.phase_id))
         count = len(window.parts)
         message_id = window.phase_id if count == 0 else f"{window.phase_id}-{count}"
         window.parts.append(ReasoningPart(message_id, key=key))
-        out.append(ReasoningMessageStartEvent(message_id=message_id, role="reasoning"))
+        out.append(_message_start_event(message_id=message_id, role="reasoning"))
         return out
 
     @staticmethod
     def _close_part(part: ReasoningPart) -> list[BaseEvent]:
         part.closed = True
-        return [ReasoningMessageEndEvent(message_id=part.message_id)]
+        return [_message_end_event(message_id=part.message_id)]
 
     def _finish_reasoning(self, window: ReasoningWindow, item: Any) -> list[BaseEvent]:
         if window.closed:
@@ -154,9 +184,7 @@ class ReasoningTranslation:
                     out += self._switch_part(window, key)
                     streamed = window.parts[-1]
                     streamed.chunks.append(text)
-                    out.append(
-                        ReasoningMessageContentEvent(message_id=streamed.message_id, delta=text)
-                    )
+                    out.append(_content_event(streamed.message_id, text))
         encrypted = getattr(item, "encrypted_content", None) if item is not None else None
         if encrypted:
             if not window.parts:
@@ -184,5 +212,5 @@ class ReasoningTranslation:
         window.closed = True
         if window.span_open:
             window.span_open = False
-            out.append(ReasoningEndEvent(message_id=window.phase_id))
+            out.append(_end_event(message_id=window.phase_id))
         return out

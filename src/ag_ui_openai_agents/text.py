@@ -12,11 +12,13 @@ from ag_ui.core import (
 )
 from agents.items import MessageOutputItem
 
-from .windows import TextWindow, WindowBook, event_factory
+from .windows import TextWindow, WindowBook, delta_event_factory, event_factory
 
 __all__ = ["TextTranslation", "message_item_text"]
 
-_content_event = event_factory(TextMessageContentEvent)
+_content_event = delta_event_factory(TextMessageContentEvent, "message_id")
+_start_event = event_factory(TextMessageStartEvent, "message_id", "role")
+_end_event = event_factory(TextMessageEndEvent, "message_id")
 
 
 def message_item_text(item: Any) -> str:
@@ -49,12 +51,17 @@ class TextTranslation:
         delta: str = event.delta
         if not delta:
             return []
-        window = self._text_window_at(event.output_index, event.item_id)
+        window = self.book.by_index.get(event.output_index)
+        if not isinstance(window, TextWindow):
+            window = self._text_window_at(event.output_index, event.item_id)
         if window.closed:
             return []
-        out = self._open_text(window)
         window.chunks.append(delta)
-        out.append(_content_event(message_id=window.message_id, delta=delta))
+        content = _content_event(window.message_id, delta)
+        if window.opened:
+            return [content]
+        out = self._open_text(window)
+        out.append(content)
         return out
 
     def translate_text_item_done(self, item: Any, output_index: int) -> list[BaseEvent]:
@@ -90,7 +97,7 @@ class TextTranslation:
             return []
         window.opened = True
         self.book.start_text_group(window)
-        return [TextMessageStartEvent(message_id=window.message_id, role="assistant")]
+        return [_start_event(message_id=window.message_id, role="assistant")]
 
     def _finish_text(self, window: TextWindow, full_text: str) -> list[BaseEvent]:
         """Close a window; a window that streamed nothing sends the item's full text first."""
@@ -100,10 +107,10 @@ class TextTranslation:
         if not window.opened and full_text:
             out = self._open_text(window)
             window.chunks.append(full_text)
-            out.append(TextMessageContentEvent(message_id=window.message_id, delta=full_text))
+            out.append(_content_event(window.message_id, full_text))
         window.closed = True
         if window.opened:
-            out.append(TextMessageEndEvent(message_id=window.message_id))
+            out.append(_end_event(message_id=window.message_id))
         return out
 
     def close_text(self, window: TextWindow) -> list[BaseEvent]:

@@ -16,11 +16,23 @@ from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolC
 
 from .client_tools import is_client_tool_output
 from .hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
-from .windows import ToolCallWindow, ToolResult, WindowBook, event_factory, real_id
+from .windows import (
+    ToolCallWindow,
+    ToolResult,
+    WindowBook,
+    delta_event_factory,
+    event_factory,
+    real_id,
+)
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
 
-_args_event = event_factory(ToolCallArgsEvent)
+_args_event = delta_event_factory(ToolCallArgsEvent, "tool_call_id")
+_start_event = event_factory(
+    ToolCallStartEvent, "tool_call_id", "tool_call_name", "parent_message_id"
+)
+_end_event = event_factory(ToolCallEndEvent, "tool_call_id")
+_result_event = event_factory(ToolCallResultEvent, "message_id", "tool_call_id", "content", "role")
 
 # Fields of hosted call items that describe what the call was asked to do.
 _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -34,6 +46,7 @@ _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {
     "shell_call": ("action",),
     "apply_patch_call": ("operation",),
     "tool_search_call": ("arguments",),
+    "program": ("code",),
 }
 
 
@@ -60,6 +73,14 @@ def hosted_call_arguments(item: Any) -> str:
     return json.dumps(payload) if payload else ""
 
 
+def _error_text(error: Any) -> str:
+    """A readable error of a hosted call: its message when it has one ("" for no error)."""
+    if error is None:
+        return ""
+    message = _field(error, "message")
+    return f"Error: {message if message else error}"
+
+
 def output_text(output: Any) -> str:
     """A tool output as the text of a tool message."""
     if isinstance(output, str):
@@ -72,6 +93,7 @@ class ToolTranslation:
 
     book: WindowBook
     client_tool_names: frozenset[str]
+    taken_message_ids: set[str]
 
     # Raw Responses events -------------------------------------------------------------------
 
@@ -90,14 +112,14 @@ class ToolTranslation:
         delta: str = event.delta
         if not delta:
             return []
-        window = self.book.at(event.output_index)
+        window = self.book.by_index.get(event.output_index)
         if not isinstance(window, ToolCallWindow):
             self.book.early_args.setdefault(event.output_index, []).append(delta)
             return []
         if window.ended:
             return []
         window.args.append(delta)
-        return [_args_event(tool_call_id=window.tool_call_id, delta=delta)]
+        return [_args_event(window.tool_call_id, delta)]
 
     def translate_function_call_arguments_done(self, event: Any) -> list[BaseEvent]:
         """The full arguments: sent only when no chunk was streamed for the call."""
@@ -162,14 +184,24 @@ class ToolTranslation:
                 return []
             out = self._end_call(window, None)
             window.answered = True
-        result = ToolResult(f"{call_id}-result", call_id, content)
+        result = ToolResult(self._result_message_id(call_id), call_id, content)
         self.book.add_result(result)
         out.append(
-            ToolCallResultEvent(
+            _result_event(
                 message_id=result.message_id, tool_call_id=call_id, content=content, role="tool"
             )
         )
         return out
+
+    def _result_message_id(self, call_id: str) -> str:
+        """``<call_id>-result``, or ``<call_id>-result-<n>`` when the history already holds it
+        (a provider that reuses call ids): a repeated message id would duplicate on the client."""
+        message_id, n = f"{call_id}-result", 1
+        while message_id in self.taken_message_ids:
+            n += 1
+            message_id = f"{call_id}-result-{n}"
+        self.taken_message_ids.add(message_id)
+        return message_id
 
     def _new_call(self, item: Any, output_index: int | None) -> ToolCallWindow:
         kind = str(_field(item, "type") or "function_call")
@@ -187,7 +219,7 @@ class ToolTranslation:
         window.started = True
         window.parent_message_id = self.book.join_group(window)
         out: list[BaseEvent] = [
-            ToolCallStartEvent(
+            _start_event(
                 tool_call_id=window.tool_call_id,
                 tool_call_name=window.name,
                 parent_message_id=window.parent_message_id,
@@ -195,24 +227,28 @@ class ToolTranslation:
         ]
         for delta in early:
             window.args.append(delta)
-            out.append(ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=delta))
+            out.append(_args_event(window.tool_call_id, delta))
         return out
 
     def _fill_args(self, window: ToolCallWindow, arguments: str) -> list[BaseEvent]:
         if window.args or window.ended or not arguments:
             return []
         window.args.append(arguments)
-        return [ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=arguments)]
+        return [_args_event(window.tool_call_id, arguments)]
 
     def _end_call(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:
         """End a call (sending its full arguments if none streamed), then a hosted result."""
         out: list[BaseEvent] = []
         if not window.ended:
             if item is not None:
-                full = hosted_call_arguments(item) if window.hosted else _field(item, "arguments")
+                full = (
+                    hosted_call_arguments(item)
+                    if window.hosted
+                    else _field(item, "arguments") or _field(item, "input")
+                )
                 out += self._fill_args(window, str(full or ""))
             window.ended = True
-            out.append(ToolCallEndEvent(tool_call_id=window.tool_call_id))
+            out.append(_end_event(tool_call_id=window.tool_call_id))
         if item is not None and window.hosted and not window.answered:
             out += self._hosted_result(window, item)
         return out
@@ -226,7 +262,7 @@ class ToolTranslation:
             output = _field(item, "output")
             if output is None and error is None and status in (None, "in_progress"):
                 return []
-            content = str(output) if output is not None else f"Error: {error}"
+            content = str(output) if output is not None else _error_text(error)
         elif kind in PROVIDER_RUN_CALL_TYPES and status not in (None, "in_progress", "searching"):
             content = json.dumps({"status": status})
         else:
