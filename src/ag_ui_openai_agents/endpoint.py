@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import RunAgentInput, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
@@ -18,6 +18,8 @@ from .agent import OpenAIAgentsAgent
 __all__ = ["add_openai_agents_fastapi_endpoint"]
 
 logger = logging.getLogger(__name__)
+
+ENCODING_ERROR_MESSAGE = "The agent produced an event that could not be sent."
 
 
 def _operation_prefix(app: FastAPI, path: str) -> str:
@@ -49,6 +51,7 @@ def add_openai_agents_fastapi_endpoint(
 
     async def run_agent(run_input: RunAgentInput, request: Request) -> StreamingResponse:
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
+        run_id = run_input.run_id
 
         async def stream() -> AsyncIterator[str]:
             events = agent.run_streamed(run_input)
@@ -56,9 +59,18 @@ def add_openai_agents_fastapi_endpoint(
                 # Closed when the client goes away: that cancels the SDK run.
                 async with aclosing(events):
                     async for event in events:
-                        yield encoder.encode(event)
+                        try:
+                            chunk = encoder.encode(event)
+                        except Exception:
+                            # An event JSON cannot carry (a lone surrogate, an object in the
+                            # state): end the run with RUN_ERROR rather than cut the stream.
+                            logger.exception("Could not encode %s of run %s", event.type, run_id)
+                            message = agent.run_error_message or ENCODING_ERROR_MESSAGE
+                            yield encoder.encode(RunErrorEvent(message=message))
+                            return
+                        yield chunk
             except Exception:
-                logger.exception("AG-UI run %s of %s failed", run_input.run_id, agent.name)
+                logger.exception("AG-UI run %s of %s failed", run_id, agent.name)
 
         return StreamingResponse(stream(), media_type=encoder.get_content_type())
 
