@@ -557,10 +557,11 @@ async def test_reused_call_id_is_matched_by_position() -> None:
     assert [m.id for m in approved.run_input.messages] == [
         "u1",
         "a1",
-        "call_x-result",
+        "call_x-result-2",
         "a2",
         "call_x-result",
     ]
+    # The history already holds "call_x-result": the new answer takes a fresh id.
     assert ledger.runs == [("issue_refund", "call_x", "1", "support")]
 
 

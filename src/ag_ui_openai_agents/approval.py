@@ -37,6 +37,7 @@ from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall
 
 from .hosted import HOSTED_CALL_TYPES
+from .windows import result_message_id
 
 try:  # Present in every supported SDK release; guarded so a refactor degrades gracefully.
     from agents import agent_tool_state as _agent_tool_state
@@ -168,7 +169,8 @@ async def resume_tool_calls(
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
     catalog = await _catalog_tools(agent, run_context)
     client_names = {tool.name for tool in run_input.tools or []}
-    resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context)
+    taken = {message.id for message in run_input.messages}
+    resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context, taken)
     for call in open_calls:
         if call.name in client_names and not catalog.knows(call.name):
             continue
@@ -344,6 +346,7 @@ class _Resolver:
         context: Any,
         run_config: RunConfig,
         run_context: RunContextWrapper[Any],
+        taken_ids: set[str],
     ) -> None:
         self._catalog = catalog
         self._context = context
@@ -353,6 +356,7 @@ class _Resolver:
         self._events: list[ToolCallResultEvent] = []
         self._interrupts: dict[str, Interrupt] = {}
         self._usage = Usage()
+        self._taken = taken_ids
 
     async def resolve(self, call: _HistoryCall, entry: ResumeEntry | None) -> None:
         """Answer ``call`` from its resume entry, or keep it open when it awaits a decision."""
@@ -390,7 +394,7 @@ class _Resolver:
 
     def _answer(self, call: _HistoryCall, content: str) -> None:
         """Record the tool message and the event answering ``call``."""
-        message_id = f"{call.call_id}-result"
+        message_id = result_message_id(call.call_id, self._taken)
         self._answers.setdefault(call.message_index, []).append(
             ToolMessage(id=message_id, tool_call_id=call.call_id, content=content)
         )

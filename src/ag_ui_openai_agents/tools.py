@@ -23,6 +23,7 @@ from .windows import (
     delta_event_factory,
     event_factory,
     real_id,
+    result_message_id,
 )
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
@@ -184,7 +185,7 @@ class ToolTranslation:
                 return []
             out = self._end_call(window, None)
             window.answered = True
-        result = ToolResult(self._result_message_id(call_id), call_id, content)
+        result = ToolResult(result_message_id(call_id, self.taken_message_ids), call_id, content)
         self.book.add_result(result)
         out.append(
             _result_event(
@@ -192,16 +193,6 @@ class ToolTranslation:
             )
         )
         return out
-
-    def _result_message_id(self, call_id: str) -> str:
-        """``<call_id>-result``, or ``<call_id>-result-<n>`` when the history already holds it
-        (a provider that reuses call ids): a repeated message id would duplicate on the client."""
-        message_id, n = f"{call_id}-result", 1
-        while message_id in self.taken_message_ids:
-            n += 1
-            message_id = f"{call_id}-result-{n}"
-        self.taken_message_ids.add(message_id)
-        return message_id
 
     def _new_call(self, item: Any, output_index: int | None) -> ToolCallWindow:
         kind = str(_field(item, "type") or "function_call")

@@ -59,6 +59,7 @@ __all__ = [
     "delta_event_factory",
     "event_factory",
     "real_id",
+    "result_message_id",
 ]
 
 WindowKind = Literal["text", "tool", "reasoning"]
@@ -157,6 +158,18 @@ def delta_event_factory(cls: type[M], id_field: str) -> Callable[[str, str], M]:
         return event
 
     return build
+
+
+def result_message_id(call_id: str, taken: set[str]) -> str:
+    """The message id of a tool result: ``<call_id>-result``, or ``<call_id>-result-<n>`` when
+    the conversation already holds that id (a repeated id duplicates the message on the client).
+    The id chosen is added to ``taken``."""
+    message_id, n = f"{call_id}-result", 1
+    while message_id in taken:
+        n += 1
+        message_id = f"{call_id}-result-{n}"
+    taken.add(message_id)
+    return message_id
 
 
 def real_id(value: object) -> str | None:
