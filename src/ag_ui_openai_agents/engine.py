@@ -186,11 +186,25 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self._items: dict[str, Callable[[Any], Events]] = {
             kind: getattr(self, name) for kind, name in self.run_item_handlers.items()
         }
+        self._item_added: dict[str, Callable[[Any, int], Events]] = {
+            kind: getattr(self, name) for kind, name in _ITEM_ADDED.items()
+        }
+        self._item_done: dict[str, Callable[[Any, int], Events]] = {
+            kind: getattr(self, name) for kind, name in _ITEM_DONE.items()
+        }
 
     # Entry points -----------------------------------------------------------------------------
 
     def translate(self, event: StreamEvent) -> Events:
-        """Translate one SDK stream event into the AG-UI events it causes (maybe none)."""
+        """Translate one SDK stream event into the AG-UI events it causes (maybe none).
+
+        Raw Responses events, nearly all of a stream, go straight to their handler in
+        ``raw_event_handlers`` (what ``_translate_raw`` does); the others through ``_dispatch``.
+        """
+        if event.type == "raw_response_event":
+            data = event.data
+            raw = self._raw.get(data.type)
+            return raw(data) if raw is not None else []
         handler = self._dispatch.get(event.type)
         return handler(event) if handler is not None else []
 
@@ -241,12 +255,10 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         handler = self._items.get(item.type)
         return handler(item) if handler is not None else []
 
-    def _by_item_type(self, table: dict[str, str], event: Any) -> Events:
-        name = table.get(getattr(event.item, "type", ""))
-        if name is None:
-            return []
-        method: Callable[[Any, int], Events] = getattr(self, name)
-        return method(event.item, event.output_index)
+    @staticmethod
+    def _by_item_type(table: dict[str, Callable[[Any, int], Events]], event: Any) -> Events:
+        method = table.get(getattr(event.item, "type", ""))
+        return method(event.item, event.output_index) if method is not None else []
 
     # Responses lifecycle ----------------------------------------------------------------------
 
@@ -257,11 +269,11 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     def translate_output_item_added(self, event: Any) -> Events:
         """``response.output_item.added``: dispatch on the item's type."""
-        return self._by_item_type(_ITEM_ADDED, event)
+        return self._by_item_type(self._item_added, event)
 
     def translate_output_item_done(self, event: Any) -> Events:
         """``response.output_item.done``: dispatch on the item's type."""
-        return self._by_item_type(_ITEM_DONE, event)
+        return self._by_item_type(self._item_done, event)
 
     def translate_response_completed(self, event: Any) -> Events:
         """Count the usage of a completed response."""

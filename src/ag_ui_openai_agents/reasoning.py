@@ -30,6 +30,9 @@ _start_event = event_factory(ReasoningStartEvent, "message_id")
 _end_event = event_factory(ReasoningEndEvent, "message_id")
 _message_start_event = event_factory(ReasoningMessageStartEvent, "message_id", "role")
 _message_end_event = event_factory(ReasoningMessageEndEvent, "message_id")
+_encrypted_event = event_factory(
+    ReasoningEncryptedValueEvent, "subtype", "entity_id", "encrypted_value"
+)
 
 
 def _item_parts(item: Any) -> list[tuple[tuple[str, int], str]]:
@@ -86,11 +89,13 @@ class ReasoningTranslation:
         if not isinstance(window, ReasoningWindow):
             return []
         part = window.open_part
+        if part is None or part.chunks:
+            return []
         text = getattr(event, "text", None) or getattr(getattr(event, "part", None), "text", None)
-        if part is None or part.chunks or not text:
+        if not text:
             return []
         part.chunks.append(text)
-        return [ReasoningMessageContentEvent(message_id=part.message_id, delta=text)]
+        return [_content_event(part.message_id, text)]
 
     def translate_reasoning_item_done(self, item: Any, output_index: int) -> list[BaseEvent]:
         """The item is done: stream any unseen parts, its encrypted value, then REASONING_END."""
@@ -195,7 +200,7 @@ class ReasoningTranslation:
             out += self._close_part(part)
         if encrypted:
             out.append(
-                ReasoningEncryptedValueEvent(
+                _encrypted_event(
                     subtype="message",
                     entity_id=window.parts[0].message_id,
                     encrypted_value=encrypted,

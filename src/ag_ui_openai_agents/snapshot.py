@@ -14,15 +14,29 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from .windows import AssistantGroup, Produced, ReasoningWindow, ToolCallWindow, ToolResult
+from .windows import (
+    AssistantGroup,
+    Produced,
+    ReasoningWindow,
+    ToolCallWindow,
+    ToolResult,
+    event_factory,
+)
 
 __all__ = ["build_messages_snapshot", "produced_messages"]
 
+# A long run restates hundreds of messages: build them without validating values we made.
+_function_call = event_factory(FunctionCall, "name", "arguments")
+_tool_call_model = event_factory(ToolCall, "id", "function")
+_assistant_message = event_factory(AssistantMessage, "id", "content", "tool_calls")
+_reasoning_message = event_factory(ReasoningMessage, "id", "content", "encrypted_value")
+_tool_message = event_factory(ToolMessage, "id", "tool_call_id", "content")
+
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:
-    return ToolCall(
+    return _tool_call_model(
         id=call.tool_call_id,
-        function=FunctionCall(name=call.name, arguments="".join(call.args)),
+        function=_function_call(name=call.name, arguments="".join(call.args)),
     )
 
 
@@ -31,7 +45,7 @@ def _assistant(group: AssistantGroup) -> AssistantMessage | None:
     calls = [_tool_call(call) for call in group.calls if call.started]
     if not text and not calls:
         return None
-    return AssistantMessage(
+    return _assistant_message(
         id=group.message_id,
         content=text or None,
         tool_calls=calls or None,
@@ -47,7 +61,7 @@ def _reasoning(window: ReasoningWindow) -> list[Message]:
     messages: list[Message] = []
     for index, part in enumerate(window.parts):
         messages.append(
-            ReasoningMessage(
+            _reasoning_message(
                 id=part.message_id,
                 content="".join(part.chunks),
                 encrypted_value=window.encrypted_value if index == 0 else None,
@@ -55,7 +69,9 @@ def _reasoning(window: ReasoningWindow) -> list[Message]:
         )
     if not messages and window.encrypted_value:
         messages.append(
-            ReasoningMessage(id=window.phase_id, content="", encrypted_value=window.encrypted_value)
+            _reasoning_message(
+                id=window.phase_id, content="", encrypted_value=window.encrypted_value
+            )
         )
     return messages
 
@@ -72,7 +88,7 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
             messages.extend(_reasoning(entry))
         elif isinstance(entry, ToolResult):
             messages.append(
-                ToolMessage(
+                _tool_message(
                     id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
                 )
             )

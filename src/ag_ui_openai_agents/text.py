@@ -14,7 +14,7 @@ from agents.items import MessageOutputItem
 
 from .windows import TextWindow, WindowBook, delta_event_factory, event_factory
 
-__all__ = ["TextTranslation", "message_item_text"]
+__all__ = ["TextTranslation", "chunks_join_to", "message_item_text"]
 
 _content_event = delta_event_factory(TextMessageContentEvent, "message_id")
 _start_event = event_factory(TextMessageStartEvent, "message_id", "role")
@@ -31,6 +31,20 @@ def message_item_text(item: Any) -> str:
         elif kind == "refusal":
             pieces.append(getattr(part, "refusal", "") or "")
     return "".join(pieces)
+
+
+def chunks_join_to(chunks: list[str], text: str, block: int = 1024) -> bool:
+    """Tell whether ``chunks`` concatenate to ``text``, comparing ``block`` chunks at a time.
+
+    Linear, at C speed, and without building the whole concatenation.
+    """
+    position = 0
+    for start in range(0, len(chunks), block):
+        piece = "".join(chunks[start : start + block])
+        if not text.startswith(piece, position):
+            return False
+        position += len(piece)
+    return position == len(text)
 
 
 class TextTranslation:
@@ -108,6 +122,10 @@ class TextTranslation:
             out = self._open_text(window)
             window.chunks.append(full_text)
             out.append(_content_event(window.message_id, full_text))
+        elif full_text and chunks_join_to(window.chunks, full_text):
+            # Keep the item's own text instead of every delta: one string the SDK holds anyway.
+            window.chunks.clear()
+            window.chunks.append(full_text)
         window.closed = True
         if window.opened:
             out.append(_end_event(message_id=window.message_id))

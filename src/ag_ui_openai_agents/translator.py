@@ -140,10 +140,11 @@ class AGUITranslator:
             for result_event in resumed.events if resumed is not None else []:
                 yield result_event
             if stream is not None:
+                translate = engine.translate
                 async for sdk_event in stream:
                     if shared_state is not None and shared_state.take_change():
                         yield StateSnapshotEvent(snapshot=shared_state.value)
-                    for event in engine.translate(sdk_event):
+                    for event in translate(sdk_event):
                         yield event
             for event in engine.finish():
                 yield event

@@ -186,7 +186,8 @@ class TextWindow:
     message_id: str
     """The AG-UI message id (the item id, or a generated ``msg_…``)."""
     chunks: list[str] = field(default_factory=list)
-    """Text and refusal deltas streamed so far, in order."""
+    """Text and refusal deltas streamed so far, in order; once the item is done and they
+    spell its text, that text as the one piece (see ``TextTranslation._finish_text``)."""
     opened: bool = False
     """TEXT_MESSAGE_START was emitted."""
     closed: bool = False

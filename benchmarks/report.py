@@ -1,0 +1,150 @@
+"""Tables for the terminal and for ``results.md``."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["fmt_spread", "markdown_report", "table"]
+
+
+def fmt_spread(values: Sequence[float], digits: int = 2) -> str:
+    """``median (min-max)`` of ``values``."""
+    if not values:
+        return "n/a"
+    median = statistics.median(values)
+    return f"{median:.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table, padded so it also reads well in a terminal."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+
+
+def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
+    rows = []
+    for result in results:
+        rows.append(
+            [
+                result["name"],
+                f"{result['sdk_events']:,}",
+                f"{result['agui_events']:,}",
+                fmt_spread(result["total_us_per_event"]["samples"]),
+                fmt_spread(result["floor_us_per_event"]["samples"]),
+                fmt_spread(result["ratio_per_repetition"]["samples"], 3),
+                "yes" if result["ratio_per_repetition"]["median"] <= 1.3 else "NO",
+            ]
+        )
+    headers = [
+        "workload",
+        "SDK events",
+        "AG-UI events",
+        "total µs/SDK event",
+        "floor µs/SDK event",
+        "total / floor",
+        "≤ 1.3",
+    ]
+    return table(headers, rows)
+
+
+def _scaling_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    linear = data.get("linearity")
+    if linear:
+        verdict = "yes" if 9 <= linear["ratio"] <= 11 else "NO"
+        lines.append(
+            f"- time({linear['large']:,} SDK events) / time({linear['small']:,} SDK events), "
+            f"paired runs: **{linear['ratio']:.2f}** (target 9-11: {verdict}; per repetition "
+            f"{fmt_spread(linear['samples'])}); translation alone, without encoding: "
+            f"{fmt_spread(linear['translation_samples'])}"
+        )
+    memory = data.get("memory")
+    if memory:
+        verdict = "yes" if memory["translate_ratio"] <= 2 else "NO"
+        lines.append(
+            f"- peak memory, {memory['deltas']:,} deltas, streamed text "
+            f"{memory['text_bytes'] / 1e6:.2f} MB: translation "
+            f"{memory['translate_peak_bytes'] / 1e6:.2f} MB = "
+            f"**{memory['translate_ratio']:.2f}x** the text (target ≤ 2: {verdict}); "
+            f"translation + SSE encoding {memory['encode_peak_bytes'] / 1e6:.2f} MB = "
+            f"{memory['encode_ratio']:.2f}x"
+        )
+    return lines
+
+
+def _server_table(levels: Sequence[dict[str, Any]]) -> str:
+    rows = []
+    for level in levels:
+        rows.append(
+            [
+                str(level["workers"]),
+                str(level["clients"]),
+                str(sum(level["runs"])),
+                fmt_spread(level["runs_per_second"], 1),
+                fmt_spread(level["ttfe_p50_ms"], 1),
+                fmt_spread(level["ttfe_p99_ms"], 1),
+                str(level["errors"]),
+                f"{level['valid_streams']}/{sum(level['runs'])}",
+            ]
+        )
+    headers = [
+        "workers",
+        "clients",
+        "runs",
+        "runs/s",
+        "p50 first event ms",
+        "p99 first event ms",
+        "errors",
+        "valid streams",
+    ]
+    return table(headers, rows)
+
+
+def _machine_lines(machine: dict[str, Any]) -> list[str]:
+    packages = ", ".join(f"{name} {version}" for name, version in machine["packages"].items())
+    return [
+        f"- CPU: {machine['cpu']}, nproc {machine['nproc']}",
+        f"- Python {machine['python']} ({machine['implementation']}), {machine['platform']}",
+        f"- {packages}",
+    ]
+
+
+def markdown_report(data: dict[str, Any]) -> str:
+    """The whole results file."""
+    settings = data["settings"]
+    parts = [
+        "# Benchmark results",
+        "",
+        f"Measured {data['when']} with `{data['command']}`; "
+        f"{settings['repetitions']} repetitions after {settings['warmups']} warmups "
+        "(median, then min-max).",
+        "",
+        *_machine_lines(data["machine"]),
+        f"- load average when starting: {data['load_average']}",
+        "",
+    ]
+    if data.get("throughput"):
+        parts += ["## Translator throughput", "", _throughput_table(data["throughput"]), ""]
+    scaling = _scaling_lines(data)
+    if scaling:
+        parts += ["## Linear cost and memory", "", *scaling, ""]
+    server = data.get("server")
+    if server:
+        parts += [
+            "## Server",
+            "",
+            f"Target: {server['target']}. Request budget per repetition: "
+            f"max({server['min_requests']}, {server['requests_per_client']} x clients), "
+            f"time limit {server['time_limit']} s.",
+            "",
+            _server_table(server["levels"]),
+            "",
+        ]
+    return "\n".join(parts)

@@ -1,0 +1,326 @@
+"""Translator throughput against a floor, linear cost, and peak memory.
+
+*Total*: replay the recorded SDK events as a bare async iterator through
+``AGUITranslator().to_agui(...)`` and encode every AG-UI event with ``EventEncoder``.
+
+*Floor*: the work any adapter must do anyway, measured in the same process on the same data:
+iterate the same SDK events through the same kind of async iterator, and encode the AG-UI
+events of a translation run collected once beforehand.
+
+Floor and total are timed alternately, after warmups, with the recorded data moved out of
+the garbage collector's way (``gc.freeze``) so that collections scanning it are not charged
+to whichever side happens to trigger them.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.encoder import EventEncoder
+from agents.stream_events import StreamEvent
+
+from ag_ui_openai_agents import AGUITranslator
+
+from .workloads import replay
+
+__all__ = [
+    "LinearityResult",
+    "MemoryResult",
+    "Spread",
+    "ThroughputResult",
+    "Timing",
+    "collect_agui",
+    "measure_linearity",
+    "measure_memory",
+    "measure_throughput",
+    "time_floor",
+    "time_total",
+    "time_translation",
+]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median and range of repeated measurements."""
+
+    median: float
+    low: float
+    high: float
+    samples: list[float] = field(repr=False)
+
+    @classmethod
+    def of(cls, samples: Sequence[float]) -> Spread:
+        """Summarise ``samples`` (at least one)."""
+        values = list(samples)
+        return cls(statistics.median(values), min(values), max(values), values)
+
+    def scaled(self, factor: float) -> Spread:
+        """Every figure multiplied by ``factor``."""
+        return Spread.of([value * factor for value in self.samples])
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"median": self.median, "min": self.low, "max": self.high, "samples": self.samples}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One timed run: wall-clock seconds (``perf_counter``) and CPU seconds of this thread.
+
+    CPU time leaves out the moments the process waited for a core, so on a shared machine it
+    shows the work itself while wall-clock time also shows the contention.
+    """
+
+    wall: float
+    cpu: float
+
+
+@dataclass(frozen=True)
+class ThroughputResult:
+    """One workload: sizes, per-event times and the total / floor ratio."""
+
+    name: str
+    sdk_events: int
+    agui_events: int
+    totals: list[Timing]
+    floors: list[Timing]
+
+    @property
+    def total_s(self) -> Spread:
+        """Wall-clock seconds of translator + encoder."""
+        return Spread.of([t.wall for t in self.totals])
+
+    @property
+    def floor_s(self) -> Spread:
+        """Wall-clock seconds of iteration + encoding only."""
+        return Spread.of([t.wall for t in self.floors])
+
+    @property
+    def ratio(self) -> Spread:
+        """Per repetition: total wall time / floor wall time of the same repetition."""
+        pairs = zip(self.totals, self.floors, strict=True)
+        return Spread.of([total.wall / floor.wall for total, floor in pairs])
+
+    @property
+    def cpu_ratio(self) -> Spread:
+        """Per repetition: total CPU time / floor CPU time of the same repetition."""
+        pairs = zip(self.totals, self.floors, strict=True)
+        return Spread.of([total.cpu / floor.cpu for total, floor in pairs])
+
+    @property
+    def total_us_per_event(self) -> Spread:
+        """Microseconds (wall) per SDK event, translator + encoder."""
+        return self.total_s.scaled(1e6 / self.sdk_events)
+
+    @property
+    def floor_us_per_event(self) -> Spread:
+        """Microseconds (wall) per SDK event, iteration + encoding only."""
+        return self.floor_s.scaled(1e6 / self.sdk_events)
+
+    @property
+    def median_ratio(self) -> float:
+        """Median total over median floor (wall clock)."""
+        return self.total_s.median / self.floor_s.median
+
+    @property
+    def median_cpu_ratio(self) -> float:
+        """Median total over median floor (CPU time)."""
+        total = statistics.median(t.cpu for t in self.totals)
+        return total / statistics.median(t.cpu for t in self.floors)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "name": self.name,
+            "sdk_events": self.sdk_events,
+            "agui_events": self.agui_events,
+            "total_us_per_event": self.total_us_per_event.as_dict(),
+            "floor_us_per_event": self.floor_us_per_event.as_dict(),
+            "ratio_of_medians": self.median_ratio,
+            "ratio_per_repetition": self.ratio.as_dict(),
+            "cpu_ratio_of_medians": self.median_cpu_ratio,
+            "cpu_ratio_per_repetition": self.cpu_ratio.as_dict(),
+        }
+
+
+async def collect_agui(events: Sequence[StreamEvent], run_input: RunAgentInput) -> list[BaseEvent]:
+    """The AG-UI events of one translation of the recorded stream."""
+    return [event async for event in AGUITranslator().to_agui(replay(events), run_input)]
+
+
+async def time_total(
+    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder
+) -> Timing:
+    """Translate and encode the recorded stream once."""
+    encode = encoder.encode
+    translator = AGUITranslator()
+    gc.collect()
+    cpu, wall = time.thread_time(), time.perf_counter()
+    async for event in translator.to_agui(replay(events), run_input):
+        encode(event)
+    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+
+
+async def time_floor(
+    events: Sequence[StreamEvent], produced: Sequence[BaseEvent], encoder: EventEncoder
+) -> Timing:
+    """Iterate the recorded stream and encode already produced AG-UI events."""
+    encode = encoder.encode
+    gc.collect()
+    cpu, wall = time.thread_time(), time.perf_counter()
+    async for _ in replay(events):
+        pass
+    for event in produced:
+        encode(event)
+    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+
+
+async def measure_throughput(
+    name: str,
+    events: Sequence[StreamEvent],
+    run_input: RunAgentInput,
+    *,
+    repetitions: int = 7,
+    warmups: int = 2,
+) -> ThroughputResult:
+    """Time total and floor ``repetitions`` times each, alternating which goes first."""
+    encoder = EventEncoder()
+    produced = await collect_agui(events, run_input)
+    gc.collect()
+    gc.freeze()
+    try:
+        for _ in range(warmups):
+            await time_floor(events, produced, encoder)
+            await time_total(events, run_input, encoder)
+        totals: list[Timing] = []
+        floors: list[Timing] = []
+        for repetition in range(repetitions):
+            if repetition % 2:
+                totals.append(await time_total(events, run_input, encoder))
+                floors.append(await time_floor(events, produced, encoder))
+            else:
+                floors.append(await time_floor(events, produced, encoder))
+                totals.append(await time_total(events, run_input, encoder))
+    finally:
+        gc.unfreeze()
+    return ThroughputResult(name, len(events), len(produced), totals, floors)
+
+
+async def time_translation(events: Sequence[StreamEvent], run_input: RunAgentInput) -> Timing:
+    """Translate the recorded stream once, dropping the events (the adapter's cost alone)."""
+    translator = AGUITranslator()
+    gc.collect()
+    cpu, wall = time.thread_time(), time.perf_counter()
+    async for _ in translator.to_agui(replay(events), run_input):
+        pass
+    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+
+
+@dataclass(frozen=True)
+class LinearityResult:
+    """Paired runs of a small and a large stream: how time grows with the stream."""
+
+    small: int
+    large: int
+    total_ratios: list[float]
+    """Per repetition: large / small, translation + encoding (wall clock)."""
+    translation_ratios: list[float]
+    """Per repetition: large / small, translation alone (wall clock)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "small": self.small,
+            "large": self.large,
+            "ratio": statistics.median(self.total_ratios),
+            "samples": self.total_ratios,
+            "translation_ratio": statistics.median(self.translation_ratios),
+            "translation_samples": self.translation_ratios,
+        }
+
+
+async def measure_linearity(
+    small: Sequence[StreamEvent],
+    large: Sequence[StreamEvent],
+    run_input: RunAgentInput,
+    *,
+    repetitions: int = 7,
+    warmups: int = 1,
+) -> LinearityResult:
+    """Time the two streams back to back in each repetition, so both see the same machine."""
+    encoder = EventEncoder()
+    gc.collect()
+    gc.freeze()
+    try:
+        for _ in range(warmups):
+            await time_total(small, run_input, encoder)
+            await time_total(large, run_input, encoder)
+        totals: list[float] = []
+        translations: list[float] = []
+        for _ in range(repetitions):
+            little = await time_total(small, run_input, encoder)
+            big = await time_total(large, run_input, encoder)
+            totals.append(big.wall / little.wall)
+            little = await time_translation(small, run_input)
+            big = await time_translation(large, run_input)
+            translations.append(big.wall / little.wall)
+    finally:
+        gc.unfreeze()
+    return LinearityResult(len(small), len(large), totals, translations)
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    """Peak traced memory of one run, against the assistant text it streamed."""
+
+    text_bytes: int
+    translate_peak: int
+    """Translation alone (events dropped as they come)."""
+    encode_peak: int
+    """Translation and SSE encoding, as a server does."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "text_bytes": self.text_bytes,
+            "translate_peak_bytes": self.translate_peak,
+            "translate_ratio": self.translate_peak / self.text_bytes,
+            "encode_peak_bytes": self.encode_peak,
+            "encode_ratio": self.encode_peak / self.text_bytes,
+        }
+
+
+async def _peak(
+    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder | None
+) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        async for event in AGUITranslator().to_agui(replay(events), run_input):
+            if encoder is not None:
+                encoder.encode(event)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+async def measure_memory(
+    events: Sequence[StreamEvent], run_input: RunAgentInput, text_bytes: int
+) -> MemoryResult:
+    """Peak memory allocated while translating (and encoding) the recorded stream.
+
+    The recorded events exist before tracing starts, so only what the run itself allocates
+    is counted: windows, buffers, events, the snapshot and the encoded strings.
+    """
+    return MemoryResult(
+        text_bytes=text_bytes,
+        translate_peak=await _peak(events, run_input, None),
+        encode_peak=await _peak(events, run_input, EventEncoder()),
+    )

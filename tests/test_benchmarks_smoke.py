@@ -1,0 +1,91 @@
+"""The benchmarks run end to end at tiny sizes and report well-formed, finite figures.
+
+Nothing here judges speed: the timings of a tiny run mean nothing. What is checked is that
+every benchmark runs on the real SDK runner and the real server, that the report has every
+section, and that every streamed run the server answered is a valid AG-UI stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.__main__ import Settings, run_benchmarks
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One tiny run of every benchmark, shared by the tests of this module."""
+    settings = Settings.quick()
+    settings.server_app = "scripted"
+    settings.out_dir = tmp_path_factory.mktemp("bench")
+    data = asyncio.run(run_benchmarks(settings, "smoke"))
+    data["_out_dir"] = settings.out_dir
+    return data
+
+
+def test_throughput_covers_every_workload_with_finite_ratios(
+    results: dict[str, Any],
+) -> None:
+    names = [entry["name"] for entry in results["throughput"]]
+    assert len(names) == len(Settings.quick().long_deltas) + 2
+    assert any("tool calls" in name for name in names)
+    assert any("handoff" in name for name in names)
+    for entry in results["throughput"]:
+        assert entry["sdk_events"] > 0
+        assert entry["agui_events"] > 0
+        assert _finite(entry["ratio_of_medians"])
+        for key in ("total_us_per_event", "floor_us_per_event", "ratio_per_repetition"):
+            spread = entry[key]
+            assert len(spread["samples"]) == Settings.quick().repetitions
+            assert all(_finite(value) for value in spread["samples"])
+            assert spread["min"] <= spread["median"] <= spread["max"]
+
+
+def test_linearity_and_memory_are_reported(results: dict[str, Any]) -> None:
+    linear = results["linearity"]
+    assert linear["large"] > linear["small"]
+    assert _finite(linear["ratio"])
+    assert _finite(linear["translation_ratio"])
+    assert len(linear["samples"]) == Settings.quick().repetitions
+    memory = results["memory"]
+    assert memory["text_bytes"] > 0
+    assert memory["translate_peak_bytes"] > 0
+    assert memory["encode_peak_bytes"] > 0
+    assert _finite(memory["translate_ratio"])
+
+
+def test_server_levels_stream_only_valid_runs(results: dict[str, Any]) -> None:
+    server = results["server"]
+    assert "scripted model" in server["target"]
+    levels = server["levels"]
+    assert [(level["workers"], level["clients"]) for level in levels] == [("1", 1), ("1", 4)]
+    for level in levels:
+        runs = sum(level["runs"])
+        assert runs > 0
+        assert level["errors"] == 0, level["error_samples"]
+        assert level["valid_streams"] == runs
+        assert all(_finite(value) for value in level["runs_per_second"])
+        assert all(_finite(value) for value in level["ttfe_p50_ms"] + level["ttfe_p99_ms"])
+
+
+def test_results_files_are_written(results: dict[str, Any]) -> None:
+    out: Path = results["_out_dir"]
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["machine"]["nproc"] >= 1
+    assert set(saved["machine"]["packages"]) >= {"openai-agents", "ag-ui-protocol"}
+    report = (out / "results.md").read_text()
+    for heading in ("## Translator throughput", "## Linear cost and memory", "## Server"):
+        assert heading in report
