@@ -10,11 +10,6 @@ moves one conversation between them.
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +57,7 @@ from ag_ui_openai_agents.approval import (
 )
 from support.approval_app import PROCESS_ENV, TOOL_NAME, refund_call_id
 from support.invariants import StreamViolation, check_stream, parse_sse
+from support.processes import Server, server_env, server_processes
 from support.scripted import (
     Call,
     ScriptedProvider,
@@ -816,79 +812,6 @@ def wire(run_input: RunAgentInput) -> dict[str, Any]:
     return run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-@dataclass
-class Server:
-    """One server process serving ``support.approval_app``."""
-
-    name: str
-    url: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def logs(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def server_env(name: str) -> dict[str, str]:
-    """The process environment: no API key, tracing off, ``tests`` importable, its name."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    paths = [str(TESTS_DIR), *filter(None, [env.get("PYTHONPATH")])]
-    env.update(
-        PYTHONPATH=os.pathsep.join(paths),
-        OPENAI_AGENTS_DISABLE_TRACING="true",
-        PYTHONUNBUFFERED="1",
-        **{PROCESS_ENV: name},
-    )
-    return env
-
-
-def launch(name: str, log_dir: Path, attempt: int) -> Server:
-    port = free_port()
-    log = log_dir / f"server-{name}-{attempt}.log"
-    command = [
-        sys.executable, "-m", "uvicorn", "support.approval_app:app",
-        "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--lifespan", "off",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=PROJECT_DIR, env=server_env(name), stdout=out, stderr=subprocess.STDOUT
-        )
-    return Server(name, f"http://127.0.0.1:{port}", process, log)
-
-
-def wait_ready(server: Server) -> bool:
-    """Poll the health route until it answers; False when the process exits or time runs out."""
-    deadline = time.monotonic() + SERVER_START_SECONDS
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            return False
-        try:
-            if httpx.get(f"{server.url}/agent/health", timeout=2.0).status_code == 200:
-                return True
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    return False
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a server process, killing it if it does not exit in time."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_SECONDS)
-
-
 @pytest.fixture
 def two_servers(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
     """Processes A and B, started separately (in parallel) on their own free ports.
@@ -896,28 +819,11 @@ def two_servers(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
     A process that fails to come up (say, its port was taken meanwhile) is replaced, at most
     twice. Every process started here is stopped when the test ends, whatever happens.
     """
-    started: list[subprocess.Popen[bytes]] = []
-
-    def launch_tracked(name: str, attempt: int) -> Server:
-        server = launch(name, tmp_path, attempt)
-        started.append(server.process)
-        return server
-
-    try:
-        servers = [launch_tracked(name, 0) for name in ("A", "B")]
-        for position, server in enumerate(servers):
-            attempt = 0
-            while not wait_ready(server):
-                stop(server.process)
-                attempt += 1
-                if attempt == 3:
-                    raise RuntimeError(f"server {server.name} did not start:\n{server.logs()}")
-                server = launch_tracked(server.name, attempt)
-            servers[position] = server
-        yield servers[0], servers[1]
-    finally:
-        for process in started:
-            stop(process)
+    envs = {name: server_env(PROCESS_ENV, name, {"PYTHONUNBUFFERED": "1"}) for name in "AB"}
+    with server_processes(
+        "support.approval_app:app", ("A", "B"), envs, tmp_path, start_seconds=SERVER_START_SECONDS
+    ) as (a, b):
+        yield a, b
 
 
 def post(client: httpx.Client, server: Server, run_input: RunAgentInput) -> Run:

@@ -11,14 +11,8 @@ Every process is always terminated, and everything is bounded in time.
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +33,7 @@ from ag_ui.core import (
 )
 
 from support.invariants import check_stream, parse_sse
+from support.processes import Server, server_env, server_processes
 from support.reliability_app import CLIENT_TOOL, NAME_ENV
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -58,91 +53,15 @@ SHOW_PLAN = Tool(
 )
 
 
-@dataclass
-class Server:
-    name: str
-    url: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _environment(name: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    paths = [str(TESTS_DIR), *filter(None, [env.get("PYTHONPATH")])]
-    env.update(
-        PYTHONPATH=os.pathsep.join(paths),
-        OPENAI_AGENTS_DISABLE_TRACING="true",
-        PYTHONUNBUFFERED="1",
-        **{NAME_ENV: name},
-    )
-    return env
-
-
-def _launch(name: str, log_dir: Path, attempt: int) -> Server:
-    port = _free_port()
-    log = log_dir / f"{name}-{attempt}.log"
-    command = [
-        sys.executable, "-m", "uvicorn", "support.reliability_app:app", "--host", "127.0.0.1",
-        "--port", str(port), "--log-level", "warning", "--lifespan", "off",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=PROJECT_DIR, env=_environment(name), stdout=out, stderr=subprocess.STDOUT
-        )
-    return Server(name, f"http://127.0.0.1:{port}", process, log)
-
-
-def _ready(server: Server) -> bool:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            return False
-        try:
-            if httpx.get(f"{server.url}/agent/health", timeout=2.0).status_code == 200:
-                return True
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    return False
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_SECONDS)
-
-
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
     """Processes A and B on their own free ports; always stopped."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(name: str) -> Server:
-        for attempt in range(3):
-            server = _launch(name, tmp_path, attempt)
-            started.append(server.process)
-            if _ready(server):
-                return server
-            _stop(server.process)
-        log = server.log.read_text(errors="replace")
-        raise RuntimeError(f"server {name} did not start:\n{log}")
-
-    try:
-        yield start("A"), start("B")
-    finally:
-        for process in started:
-            _stop(process)
+    envs = {name: server_env(NAME_ENV, name, {"PYTHONUNBUFFERED": "1"}) for name in "AB"}
+    with server_processes(
+        "support.reliability_app:app", ("A", "B"), envs, tmp_path, start_seconds=START_SECONDS
+    ) as (a, b):
+        yield a, b
+        started = [a.process, b.process]
     assert all(process.poll() is not None for process in started)
 
 
