@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Developer commands that work on a fresh machine with only Python and pip.
 
-    python dev.py serve   # the example server (offline demo model when OPENAI_API_KEY is unset)
-    python dev.py test    # every test: package, examples, real AG-UI clients, older SDK / Python
+    python3 dev.py serve   # the example server (offline demo model when OPENAI_API_KEY is unset)
+    python3 dev.py test    # every test: package, examples, real AG-UI clients, older SDK / Python
 
 uv is installed through pip when it is missing; everything else comes from the projects'
 own pyproject.toml and package.json files.
