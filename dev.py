@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -35,7 +36,15 @@ def uv() -> str:
     print("uv not found: installing it with pip", flush=True)
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "uv"], check=True)
     found = shutil.which("uv")
-    return found or str(Path(sys.executable).with_name("uv"))
+    if found:
+        return found
+    # Not on PATH: next to this interpreter, or in the user scripts folder (pip --user).
+    user_scripts = Path(sysconfig.get_path("scripts", f"{os.name}_user"))
+    for folder in (Path(sys.executable).parent, user_scripts):
+        for name in ("uv", "uv.exe"):
+            if (folder / name).exists():
+                return str(folder / name)
+    raise SystemExit("uv was installed with pip but cannot be found; add its folder to PATH")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
