@@ -199,12 +199,10 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         """Translate one SDK stream event into the AG-UI events it causes (maybe none).
 
         Raw Responses events, nearly all of a stream, go straight to their handler in
-        ``raw_event_handlers`` (what ``_translate_raw`` does); the others through ``_dispatch``.
+        ``raw_event_handlers``; the table ``_dispatch`` covers every stream event kind.
         """
         if event.type == "raw_response_event":
-            data = event.data
-            raw = self._raw.get(data.type)
-            return raw(data) if raw is not None else []
+            return self._translate_raw(event)
         handler = self._dispatch.get(event.type)
         return handler(event) if handler is not None else []
 
@@ -317,7 +315,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
 
 def translate_all(engine: OpenAIToAGUITranslator, events: Sequence[StreamEvent]) -> Events:
-    """Translate a recorded stream in one go, finishing it (a convenience for tests and tools)."""
+    """Translate a recorded stream in one go, finishing it (for tests and tools)."""
     out: Events = []
     for event in events:
         out += engine.translate(event)
