@@ -15,22 +15,21 @@ from ag_ui.core import (
 )
 from agents.items import ReasoningItem
 
+from .builders import model_builder
 from .windows import (
     ReasoningPart,
     ReasoningWindow,
     WindowBook,
-    delta_event_factory,
-    event_factory,
 )
 
 __all__ = ["ReasoningTranslation"]
 
-_content_event = delta_event_factory(ReasoningMessageContentEvent, "message_id")
-_start_event = event_factory(ReasoningStartEvent, "message_id")
-_end_event = event_factory(ReasoningEndEvent, "message_id")
-_message_start_event = event_factory(ReasoningMessageStartEvent, "message_id", "role")
-_message_end_event = event_factory(ReasoningMessageEndEvent, "message_id")
-_encrypted_event = event_factory(
+_content_event = model_builder(ReasoningMessageContentEvent, "message_id", "delta")
+_start_event = model_builder(ReasoningStartEvent, "message_id")
+_end_event = model_builder(ReasoningEndEvent, "message_id")
+_message_start_event = model_builder(ReasoningMessageStartEvent, "message_id", "role")
+_message_end_event = model_builder(ReasoningMessageEndEvent, "message_id")
+_encrypted_event = model_builder(
     ReasoningEncryptedValueEvent, "subtype", "entity_id", "encrypted_value"
 )
 

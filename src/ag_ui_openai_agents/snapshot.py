@@ -14,23 +14,23 @@ from ag_ui.core import (
     ToolMessage,
 )
 
+from .builders import model_builder
 from .windows import (
     AssistantGroup,
     Produced,
     ReasoningWindow,
     ToolCallWindow,
     ToolResult,
-    event_factory,
 )
 
 __all__ = ["build_messages_snapshot", "produced_messages"]
 
 # A long run restates hundreds of messages: build them without validating values we made.
-_function_call = event_factory(FunctionCall, "name", "arguments")
-_tool_call_model = event_factory(ToolCall, "id", "function")
-_assistant_message = event_factory(AssistantMessage, "id", "content", "tool_calls")
-_reasoning_message = event_factory(ReasoningMessage, "id", "content", "encrypted_value")
-_tool_message = event_factory(ToolMessage, "id", "tool_call_id", "content")
+_function_call = model_builder(FunctionCall, "name", "arguments")
+_tool_call_model = model_builder(ToolCall, "id", "function")
+_assistant_message = model_builder(AssistantMessage, "id", "content", "tool_calls")
+_reasoning_message = model_builder(ReasoningMessage, "id", "content", "encrypted_value")
+_tool_message = model_builder(ToolMessage, "id", "tool_call_id", "content")
 
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:

@@ -12,13 +12,14 @@ from ag_ui.core import (
 )
 from agents.items import MessageOutputItem
 
-from .windows import TextWindow, WindowBook, delta_event_factory, event_factory
+from .builders import model_builder
+from .windows import TextWindow, WindowBook
 
 __all__ = ["TextTranslation", "chunks_join_to", "message_item_text"]
 
-_content_event = delta_event_factory(TextMessageContentEvent, "message_id")
-_start_event = event_factory(TextMessageStartEvent, "message_id", "role")
-_end_event = event_factory(TextMessageEndEvent, "message_id")
+_content_event = model_builder(TextMessageContentEvent, "message_id", "delta")
+_start_event = model_builder(TextMessageStartEvent, "message_id", "role")
+_end_event = model_builder(TextMessageEndEvent, "message_id")
 
 
 def message_item_text(item: Any) -> str:

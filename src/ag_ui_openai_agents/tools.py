@@ -14,26 +14,25 @@ from ag_ui.core import (
 )
 from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
+from .builders import model_builder
 from .client_tools import is_client_tool_output
 from .hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
 from .windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
-    delta_event_factory,
-    event_factory,
     real_id,
     result_message_id,
 )
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
 
-_args_event = delta_event_factory(ToolCallArgsEvent, "tool_call_id")
-_start_event = event_factory(
+_args_event = model_builder(ToolCallArgsEvent, "tool_call_id", "delta")
+_start_event = model_builder(
     ToolCallStartEvent, "tool_call_id", "tool_call_name", "parent_message_id"
 )
-_end_event = event_factory(ToolCallEndEvent, "tool_call_id")
-_result_event = event_factory(ToolCallResultEvent, "message_id", "tool_call_id", "content", "role")
+_end_event = model_builder(ToolCallEndEvent, "tool_call_id")
+_result_event = model_builder(ToolCallResultEvent, "message_id", "tool_call_id", "content", "role")
 
 # Fields of hosted call items that describe what the call was asked to do.
 _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {

@@ -39,14 +39,10 @@ from __future__ import annotations
 
 import uuid
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
-from types import GetSetDescriptorType, MemberDescriptorType
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
-from pydantic import BaseModel
 
 __all__ = [
     "AssistantGroup",
@@ -56,108 +52,11 @@ __all__ = [
     "ToolCallWindow",
     "ToolResult",
     "WindowBook",
-    "delta_event_factory",
-    "event_factory",
     "real_id",
     "result_message_id",
 ]
 
 WindowKind = Literal["text", "tool", "reasoning"]
-
-M = TypeVar("M", bound=BaseModel)
-
-_IMMUTABLE_DEFAULTS = (type(None), str, int, float, bool, Enum, tuple, frozenset)
-_PYDANTIC_SLOTS = (
-    "__dict__",
-    "__pydantic_fields_set__",
-    "__pydantic_extra__",
-    "__pydantic_private__",
-)
-_SlotSetter = Callable[[Any, Any], None]
-
-
-def _template(cls: type[BaseModel], names: tuple[str, ...]) -> dict[str, Any]:
-    """Every field of ``cls`` in field order: its default, or None for a field in ``names``.
-
-    Raises ``TypeError`` when a copied template would not give what ``model_construct`` gives
-    (a mutable or factory default, a post-init hook, a root model) or when ``names`` leaves
-    out a required field or names an unknown one.
-    """
-    fields = cls.model_fields
-    required = {name for name, info in fields.items() if info.is_required()}
-    if not required <= set(names) <= set(fields):
-        raise TypeError(f"{cls.__name__}: builders must take {sorted(required)}, got {names}")
-    if cls.__pydantic_post_init__ is not None or cls.__pydantic_root_model__:
-        raise TypeError(f"{cls.__name__} cannot be built from a template")
-    template: dict[str, Any] = {}
-    for name, info in fields.items():
-        default = None if info.is_required() else info.get_default(call_default_factory=False)
-        if info.default_factory is not None or not isinstance(default, _IMMUTABLE_DEFAULTS):
-            raise TypeError(f"{cls.__name__}.{name} has a default a template cannot share")
-        template[name] = default
-    return template
-
-
-def _slot_setter(cls: type[BaseModel], name: str) -> _SlotSetter:
-    """The setter of one instance slot of ``cls``: its descriptor's ``__set__``, the fastest."""
-    for klass in cls.__mro__:
-        descriptor = vars(klass).get(name)
-        if isinstance(descriptor, GetSetDescriptorType | MemberDescriptorType):
-            setter: _SlotSetter = descriptor.__set__
-            return setter
-        if descriptor is not None:
-            break
-    return lambda event, value: object.__setattr__(event, name, value)
-
-
-def event_factory(cls: type[M], *names: str) -> Callable[..., M]:
-    """A cheap stand-in for validating ``cls(**values)``, for events built from trusted values.
-
-    Validation, and ``model_construct`` even more (it resolves every default again on each
-    call), cost a large share of the event's own encoding on the streaming hot path. The
-    builder returned here copies a template of the defaults and fills pydantic's slots
-    directly. It yields the very instance validation would: same field values in field
-    order, same ``model_fields_set``, empty extras. It takes exactly ``names`` as keywords
-    (they must cover every required field), with values already of the declared types.
-    """
-    template = _template(cls, names)
-    new = cls.__new__
-    set_dict, set_fields, set_extra, set_private = (_slot_setter(cls, n) for n in _PYDANTIC_SLOTS)
-
-    def build(**values: Any) -> M:
-        event = new(cls)
-        data = template.copy()
-        data.update(values)
-        set_dict(event, data)
-        set_fields(event, set(values))
-        set_extra(event, {})
-        set_private(event, None)
-        return event
-
-    return build
-
-
-def delta_event_factory(cls: type[M], id_field: str) -> Callable[[str, str], M]:
-    """Like :func:`event_factory`, for the event built per streamed delta: ``(id, delta)``.
-
-    Positional arguments spare a keyword dictionary on the hottest path of the engine.
-    """
-    template = _template(cls, (id_field, "delta"))
-    new = cls.__new__
-    set_dict, set_fields, set_extra, set_private = (_slot_setter(cls, n) for n in _PYDANTIC_SLOTS)
-
-    def build(item_id: str, delta: str) -> M:
-        event = new(cls)
-        data = template.copy()
-        data[id_field] = item_id
-        data["delta"] = delta
-        set_dict(event, data)
-        set_fields(event, {id_field, "delta"})
-        set_extra(event, {})
-        set_private(event, None)
-        return event
-
-    return build
 
 
 def result_message_id(call_id: str, taken: set[str]) -> str:

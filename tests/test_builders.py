@@ -1,0 +1,183 @@
+"""The engine's cheap model builders give exactly what validation gives."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    EventType,
+    FunctionCall,
+    ReasoningEncryptedValueEvent,
+    ReasoningEndEvent,
+    ReasoningMessage,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCall,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+)
+from ag_ui.encoder import EventEncoder
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from ag_ui_openai_agents import reasoning, snapshot, text, tools
+from ag_ui_openai_agents.builders import model_builder
+
+_CALL = FunctionCall(name="lookup", arguments='{"q": 1}')
+
+# Every builder the engine uses, with values of the declared types.
+CASES: list[tuple[Any, type[BaseModel], dict[str, Any]]] = [
+    (text._content_event, TextMessageContentEvent, {"message_id": "m", "delta": "Hi"}),
+    (text._start_event, TextMessageStartEvent, {"message_id": "m", "role": "assistant"}),
+    (text._end_event, TextMessageEndEvent, {"message_id": "m"}),
+    (tools._args_event, ToolCallArgsEvent, {"tool_call_id": "c", "delta": "{"}),
+    (
+        tools._start_event,
+        ToolCallStartEvent,
+        {"tool_call_id": "c", "tool_call_name": "lookup", "parent_message_id": "m"},
+    ),
+    (tools._end_event, ToolCallEndEvent, {"tool_call_id": "c"}),
+    (
+        tools._result_event,
+        ToolCallResultEvent,
+        {"message_id": "r", "tool_call_id": "c", "content": "ok", "role": "tool"},
+    ),
+    (reasoning._content_event, ReasoningMessageContentEvent, {"message_id": "r", "delta": "x"}),
+    (reasoning._start_event, ReasoningStartEvent, {"message_id": "r"}),
+    (reasoning._end_event, ReasoningEndEvent, {"message_id": "r"}),
+    (
+        reasoning._message_start_event,
+        ReasoningMessageStartEvent,
+        {"message_id": "r", "role": "reasoning"},
+    ),
+    (reasoning._message_end_event, ReasoningMessageEndEvent, {"message_id": "r"}),
+    (
+        reasoning._encrypted_event,
+        ReasoningEncryptedValueEvent,
+        {"subtype": "message", "entity_id": "r", "encrypted_value": "gAAA"},
+    ),
+    (snapshot._function_call, FunctionCall, {"name": "lookup", "arguments": "{}"}),
+    (snapshot._tool_call_model, ToolCall, {"id": "c", "function": _CALL}),
+    (
+        snapshot._assistant_message,
+        AssistantMessage,
+        {"id": "m", "content": "Hi", "tool_calls": [ToolCall(id="c", function=_CALL)]},
+    ),
+    (
+        snapshot._reasoning_message,
+        ReasoningMessage,
+        {"id": "r", "content": "x", "encrypted_value": None},
+    ),
+    (snapshot._tool_message, ToolMessage, {"id": "t", "tool_call_id": "c", "content": "ok"}),
+]
+
+
+def _state(model: BaseModel) -> tuple[Any, ...]:
+    return (
+        type(model),
+        list(model.__dict__.items()),
+        model.__pydantic_fields_set__,
+        model.__pydantic_extra__,
+        model.__pydantic_private__,
+    )
+
+
+@pytest.mark.parametrize(("build", "cls", "values"), CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_a_built_model_is_the_validated_one(
+    build: Any, cls: type[BaseModel], values: dict[str, Any]
+) -> None:
+    validated = cls(**values)
+    for built in (build(**values), build(*values.values())):
+        assert _state(built) == _state(validated)
+        assert built == validated
+        assert built.model_dump_json(by_alias=True) == validated.model_dump_json(by_alias=True)
+        assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+        assert _state(copy.deepcopy(built)) == _state(validated)
+        assert _state(pickle.loads(pickle.dumps(built))) == _state(validated)
+        if isinstance(built, BaseEvent):
+            assert EventEncoder().encode(built) == EventEncoder().encode(validated)
+
+
+def test_built_models_share_no_mutable_state() -> None:
+    first = text._content_event("m", "a")
+    second = text._content_event("m", "b")
+    first.timestamp = 5
+    first.model_extra["note"] = "x"  # type: ignore[index]
+    assert second.timestamp is None
+    assert second.model_fields_set == {"message_id", "delta"}
+    assert second.model_extra == {}
+    assert first.model_fields_set == {"message_id", "delta", "timestamp"}
+    assert text._content_event("m", "c").type is EventType.TEXT_MESSAGE_CONTENT
+
+
+class _Forbidding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    note: str = "n"
+
+
+def test_a_model_without_extras_gets_none_as_validation_gives() -> None:
+    build = model_builder(_Forbidding, "name")
+    assert _state(build("a")) == _state(_Forbidding(name="a"))
+
+
+class _WithFactory(BaseModel):
+    name: str
+    tags: list[str] = Field(default_factory=list)
+
+
+class _WithMutableDefault(BaseModel):
+    name: str
+    extra: dict[str, int] = {}  # noqa: RUF012 - the case under test
+
+
+class _WithPrivate(BaseModel):
+    name: str
+    _seen: int = PrivateAttr(default=0)
+
+
+class _WithPostInit(BaseModel):
+    name: str
+
+    def model_post_init(self, context: Any, /) -> None:
+        """A hook a template would skip."""
+
+
+@pytest.mark.parametrize(
+    ("cls", "names"),
+    [
+        (_WithFactory, ("name",)),
+        (_WithMutableDefault, ("name",)),
+        (_WithPrivate, ("name",)),
+        (_WithPostInit, ("name",)),
+        (TextMessageContentEvent, ("message_id",)),
+        (TextMessageContentEvent, ("message_id", "delta", "unknown")),
+        (TextMessageContentEvent, ("message_id", "delta", "delta")),
+    ],
+)
+def test_models_a_template_cannot_build_are_refused(
+    cls: type[BaseModel], names: tuple[str, ...]
+) -> None:
+    with pytest.raises(TypeError):
+        model_builder(cls, *names)
+
+
+def test_a_builder_takes_exactly_its_names() -> None:
+    build = model_builder(TextMessageEndEvent, "message_id")
+    assert build.__name__ == "build_TextMessageEndEvent"
+    with pytest.raises(TypeError):
+        build(message_id="m", delta="x")
+    with pytest.raises(TypeError):
+        build()
