@@ -12,6 +12,7 @@ from ag_ui.core import (
     BaseEvent,
     EventType,
     FunctionCall,
+    MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
     ReasoningEndEvent,
     ReasoningMessage,
@@ -28,6 +29,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
+    UserMessage,
 )
 from ag_ui.encoder import EventEncoder
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -81,6 +83,17 @@ CASES: list[tuple[Any, type[BaseModel], dict[str, Any]]] = [
         {"id": "r", "content": "x", "encrypted_value": None},
     ),
     (snapshot._tool_message, ToolMessage, {"id": "t", "tool_call_id": "c", "content": "ok"}),
+    (
+        snapshot._snapshot_event,
+        MessagesSnapshotEvent,
+        {
+            "messages": [
+                UserMessage(id="u", content="Hi"),
+                AssistantMessage(id="m", tool_calls=[ToolCall(id="c", function=_CALL)]),
+                ToolMessage(id="t", tool_call_id="c", content="ok"),
+            ]
+        },
+    ),
 ]
 
 
@@ -94,7 +107,9 @@ def _state(model: BaseModel) -> tuple[Any, ...]:
     )
 
 
-@pytest.mark.parametrize(("build", "cls", "values"), CASES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    ("build", "cls", "values"), CASES, ids=lambda v: getattr(v, "__name__", "")
+)
 def test_a_built_model_is_the_validated_one(
     build: Any, cls: type[BaseModel], values: dict[str, Any]
 ) -> None:
@@ -140,7 +155,7 @@ class _WithFactory(BaseModel):
 
 class _WithMutableDefault(BaseModel):
     name: str
-    extra: dict[str, int] = {}  # noqa: RUF012 - the case under test
+    extra: dict[str, int] = {}
 
 
 class _WithPrivate(BaseModel):

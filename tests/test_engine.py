@@ -15,6 +15,7 @@ from agents.items import (
     MCPApprovalResponseItem,
     MCPListToolsItem,
     ToolApprovalItem,
+    ToolCallOutputItem,
 )
 from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.stream_events import AgentUpdatedStreamEvent, RunItemStreamEvent
@@ -138,6 +139,46 @@ def test_unknown_or_ignored_events_produce_nothing() -> None:
     approval = ToolApprovalItem(agent=agent, raw_item=call)
     assert engine.translate(RunItemStreamEvent(name="tool_called", item=approval)) == []
     assert engine.finish() == []
+
+
+def test_run_items_dispatch_on_their_tag_whatever_their_class() -> None:
+    """SDK run item classes are looked up once per class; other objects by their tag."""
+    engine = OpenAIToAGUITranslator(request())
+    agent = Agent(name="a")
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "one"}
+    first = ToolCallOutputItem(agent=agent, raw_item=output, output="one")
+    second = ToolCallOutputItem(agent=agent, raw_item={**output, "call_id": "call_2"}, output="2")
+    reasoning: Any = SimpleNamespace(
+        type="reasoning_item",
+        raw_item=SimpleNamespace(id="rs_1", summary=[SimpleNamespace(text="hm")], content=None),
+    )
+    ignored: Any = SimpleNamespace(type="compaction_item", raw_item={})
+    answer: Any = SimpleNamespace(type="tool_call_output_item", raw_item=output, output="one")
+
+    kinds = [
+        [type(event).__name__ for event in engine.translate(RunItemStreamEvent(name=n, item=i))]
+        for n, i in [
+            ("tool_output", first),
+            ("tool_output", second),
+            ("reasoning_item_created", reasoning),
+            ("reasoning_item_created", ignored),
+            ("tool_output", answer),
+        ]
+    ]
+
+    assert kinds == [
+        ["ToolCallResultEvent"],
+        ["ToolCallResultEvent"],
+        [
+            "ReasoningStartEvent",
+            "ReasoningMessageStartEvent",
+            "ReasoningMessageContentEvent",
+            "ReasoningMessageEndEvent",
+            "ReasoningEndEvent",
+        ],
+        [],
+        ["ToolCallResultEvent"],
+    ]
 
 
 async def test_mcp_approval_request_becomes_a_custom_event() -> None:

@@ -37,9 +37,9 @@ def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
     expected = {f"ag_ui_openai_agents/{p.name}" for p in PACKAGE.glob("*.py")}
     assert expected <= names
     assert "ag_ui_openai_agents/py.typed" in names
-    metadata = zipfile.ZipFile(wheel).read(
-        next(n for n in names if n.endswith("METADATA"))
-    ).decode()
+    metadata = (
+        zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    )
     assert "Version: 0.1.0" in metadata
     assert "Requires-Python: >=3.10" in metadata
     for requirement in ("ag-ui-protocol>=1.0.0", "openai-agents>=0.23.1", "fastapi"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ag_ui.core import TokenUsage
+from ag_ui.core.token_usage import aggregate_token_usage
 from agents import Agent, function_tool, set_tracing_disabled
 from agents.usage import Usage
 from openai.types.responses.response_usage import (
@@ -201,3 +202,31 @@ def test_empty_tally_reports_no_usage() -> None:
     tally.add_response(SimpleNamespace(usage=None, model="m"), counted_by_sdk=True)
 
     assert tally.entries() is None
+
+
+def test_tally_sums_like_the_protocols_aggregation() -> None:
+    reports = [
+        TokenUsage(provider="openai", model="m", input_tokens=3, output_tokens=1, total_tokens=4),
+        TokenUsage(model="m", input_tokens=5, output_tokens=2, reasoning_tokens=1),
+        TokenUsage(provider="openai", model="m", input_tokens=1, cache_write_input_tokens=7),
+        TokenUsage(model="other", output_tokens=9, cached_input_tokens=0),
+    ]
+    tally = UsageTally()
+    for report in reports:
+        tally.add_entry(report)
+
+    assert tally.entries() == aggregate_token_usage(reports)
+
+
+def test_counts_the_wire_cannot_carry_are_dropped_not_raised() -> None:
+    huge = SimpleNamespace(
+        input_tokens=2**60,
+        output_tokens=3,
+        total_tokens=2**60 + 3,
+        input_tokens_details=SimpleNamespace(cached_tokens=2**70),
+        output_tokens_details=SimpleNamespace(reasoning_tokens=-1),
+    )
+    tally = UsageTally()
+    tally.add_response(SimpleNamespace(usage=huge, model="m"), counted_by_sdk=True)
+
+    assert tally.entries() == [entry("m", 0, 3)]

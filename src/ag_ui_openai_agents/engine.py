@@ -28,6 +28,7 @@ from agents.items import (
     MCPApprovalResponseItem,
     MCPListToolsItem,
     RunItem,
+    RunItemBase,
 )
 from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
 
@@ -186,6 +187,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self._items: dict[str, Callable[[Any], Events]] = {
             kind: getattr(self, name) for kind, name in self.run_item_handlers.items()
         }
+        self._items_by_class: dict[type, Callable[[Any], Events] | None] = {}
         self._item_added: dict[str, Callable[[Any, int], Events]] = {
             kind: getattr(self, name) for kind, name in _ITEM_ADDED.items()
         }
@@ -199,10 +201,13 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         """Translate one SDK stream event into the AG-UI events it causes (maybe none).
 
         Raw Responses events, nearly all of a stream, go straight to their handler in
-        ``raw_event_handlers``; the table ``_dispatch`` covers every stream event kind.
+        ``raw_event_handlers`` (the same lookup as ``_translate_raw``, inlined for speed); the
+        table ``_dispatch`` covers every stream event kind.
         """
         if event.type == "raw_response_event":
-            return self._translate_raw(event)
+            data = event.data
+            raw_handler = self._raw.get(data.type)
+            return raw_handler(data) if raw_handler is not None else []
         handler = self._dispatch.get(event.type)
         return handler(event) if handler is not None else []
 
@@ -249,8 +254,17 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         return handler(data) if handler is not None else []
 
     def _translate_run_item(self, event: Any) -> Events:
+        # Every SDK run item class carries one fixed ``type`` tag, and reading an attribute of
+        # a run item goes through the SDK's Python ``__getattribute__``: look the tag up once
+        # per class.
         item: RunItem = event.item
-        handler = self._items.get(item.type)
+        cls = type(item)
+        if cls in self._items_by_class:
+            handler = self._items_by_class[cls]
+        else:
+            handler = self._items.get(item.type)
+            if issubclass(cls, RunItemBase):
+                self._items_by_class[cls] = handler
         return handler(item) if handler is not None else []
 
     @staticmethod

@@ -63,11 +63,11 @@ class ReasoningTranslation:
 
     def translate_reasoning_summary_delta(self, event: Any) -> list[BaseEvent]:
         """``reasoning_summary_text.delta``: stream into the part it names."""
-        return self._delta(event, ("summary", event.summary_index))
+        return self._delta(event, "summary", event.summary_index)
 
     def translate_reasoning_text_delta(self, event: Any) -> list[BaseEvent]:
         """``reasoning_text.delta``: raw reasoning text streams the same way."""
-        return self._delta(event, ("text", event.content_index))
+        return self._delta(event, "text", event.content_index)
 
     def translate_reasoning_part_done(self, event: Any) -> list[BaseEvent]:
         """``reasoning_summary_part.done`` / ``reasoning_text.done``: close the part.
@@ -138,7 +138,7 @@ class ReasoningTranslation:
             return window
         return self._new_reasoning(item_id, output_index)
 
-    def _delta(self, event: Any, key: tuple[str, int]) -> list[BaseEvent]:
+    def _delta(self, event: Any, kind: str, index: int) -> list[BaseEvent]:
         delta: str = event.delta
         if not delta:
             return []
@@ -147,12 +147,12 @@ class ReasoningTranslation:
             window = self._new_reasoning(event.item_id, event.output_index)
         if window.closed:
             return []
-        parts = window.parts
-        part = parts[-1] if parts else None
-        if part is not None and not part.closed and part.key == key:
-            part.chunks.append(delta)
-            return [_content_event(part.message_id, delta)]
-        out = self._switch_part(window, key)
+        if window.parts:
+            part = window.parts[-1]
+            if not part.closed and part.index == index and part.kind == kind:
+                part.chunks.append(delta)
+                return [_content_event(part.message_id, delta)]
+        out = self._switch_part(window, (kind, index))
         part = window.parts[-1]
         part.chunks.append(delta)
         out.append(_content_event(part.message_id, delta))
@@ -169,7 +169,7 @@ class ReasoningTranslation:
             out.append(_start_event(message_id=window.phase_id))
         count = len(window.parts)
         message_id = window.phase_id if count == 0 else f"{window.phase_id}-{count}"
-        window.parts.append(ReasoningPart(message_id, key=key))
+        window.parts.append(ReasoningPart(message_id, kind=key[0], index=key[1]))
         out.append(_message_start_event(message_id=message_id, role="reasoning"))
         return out
 

@@ -31,6 +31,7 @@ _tool_call_model = model_builder(ToolCall, "id", "function")
 _assistant_message = model_builder(AssistantMessage, "id", "content", "tool_calls")
 _reasoning_message = model_builder(ReasoningMessage, "id", "content", "encrypted_value")
 _tool_message = model_builder(ToolMessage, "id", "tool_call_id", "content")
+_snapshot_event = model_builder(MessagesSnapshotEvent, "messages")
 
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:
@@ -98,5 +99,9 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
 def build_messages_snapshot(
     history: Sequence[Message], produced: Sequence[Produced]
 ) -> MessagesSnapshotEvent:
-    """The full conversation: the input history untouched, then this run's messages."""
-    return MessagesSnapshotEvent(messages=[*history, *produced_messages(produced)])
+    """The full conversation: the input history untouched, then this run's messages.
+
+    The history comes validated with the request, and this run's messages are built from
+    values the engine made: the event is assembled without validating them again.
+    """
+    return _snapshot_event(messages=[*history, *produced_messages(produced)])

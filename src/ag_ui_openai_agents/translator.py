@@ -139,10 +139,14 @@ class AGUITranslator:
                 yield StateSnapshotEvent(snapshot=shared_state.value)
             for result_event in resumed.events if resumed is not None else []:
                 yield result_event
-            if stream is not None:
-                translate = engine.translate
+            translate = engine.translate
+            if stream is not None and shared_state is None:
                 async for sdk_event in stream:
-                    if shared_state is not None and shared_state.take_change():
+                    for event in translate(sdk_event):
+                        yield event
+            elif stream is not None and shared_state is not None:
+                async for sdk_event in stream:
+                    if shared_state.take_change():
                         yield StateSnapshotEvent(snapshot=shared_state.value)
                     for event in translate(sdk_event):
                         yield event

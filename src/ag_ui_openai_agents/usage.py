@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import TokenUsage
-from ag_ui.core.token_usage import aggregate_token_usage
 
 __all__ = ["UsageTally", "token_usage"]
 
+# The largest count every AG-UI binding can carry (the TypeScript decoder's safe integer).
+_MAX_TOKEN_COUNT = 2**53 - 1
+
+# TokenUsage's count fields, in wire order; a tally keeps one number (or None) per field.
+_COUNT_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "reasoning_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+)
+Counts = Sequence[int | None]
+
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    """A positive token count the wire can carry, else 0."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _MAX_TOKEN_COUNT:
+        return value
+    return 0
 
 
-def token_usage(usage: Any, model: str | None) -> TokenUsage | None:
-    """Convert a Responses or SDK usage object to an AG-UI entry (None when it counts nothing).
+def _response_counts(usage: Any) -> Counts | None:
+    """The counts of a Responses or SDK usage object, in ``_COUNT_FIELDS`` order (None: none).
 
     Reasoning and cached tokens are parts of the output and input totals, as AG-UI counts them.
     """
@@ -30,25 +47,44 @@ def token_usage(usage: Any, model: str | None) -> TokenUsage | None:
     output_details = getattr(usage, "output_tokens_details", None)
     cached = _count(getattr(input_details, "cached_tokens", 0))
     reasoning = _count(getattr(output_details, "reasoning_tokens", 0))
-    return TokenUsage(
-        model=model or None,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        total_tokens=total,
-        reasoning_tokens=reasoning or None,
-        cached_input_tokens=cached or None,
-    )
+    return (input_tokens, output_tokens, total, reasoning or None, cached or None, None)
+
+
+def _entry(provider: str | None, model: str | None, counts: Counts) -> TokenUsage:
+    values: dict[str, Any] = {"provider": provider, "model": model}
+    values.update(zip(_COUNT_FIELDS, counts, strict=True))
+    return TokenUsage(**{name: value for name, value in values.items() if value is not None})
+
+
+def token_usage(usage: Any, model: str | None) -> TokenUsage | None:
+    """Convert a Responses or SDK usage object to an AG-UI entry (None when it counts nothing)."""
+    counts = _response_counts(usage)
+    return None if counts is None else _entry(None, model or None, counts)
 
 
 class UsageTally:
-    """Sums the usage the stream reports, per model."""
+    """Sums the usage the stream reports, per provider and model, in order of first report.
 
-    __slots__ = ("_entries", "_streamed_input", "_streamed_output")
+    Counts are summed as they come and turned into ``TokenUsage`` entries only when asked,
+    as ``ag_ui.core.aggregate_token_usage`` would sum the entries: a count no report gave
+    stays unset.
+    """
+
+    __slots__ = ("_groups", "_streamed_input", "_streamed_output")
 
     def __init__(self) -> None:
-        self._entries: list[TokenUsage] = []
+        self._groups: dict[tuple[str | None, str | None], list[int | None]] = {}
         self._streamed_input = 0
         self._streamed_output = 0
+
+    def _add(self, key: tuple[str | None, str | None], counts: Counts) -> None:
+        group = self._groups.get(key)
+        if group is None:
+            self._groups[key] = list(counts)
+            return
+        for index, value in enumerate(counts):
+            if value is not None:
+                group[index] = (group[index] or 0) + value
 
     def add_response(self, response: Any, *, counted_by_sdk: bool) -> None:
         """Count one ``response.completed`` / ``response.incomplete`` / ``response.failed``.
@@ -56,14 +92,14 @@ class UsageTally:
         ``counted_by_sdk``: the SDK adds this response to its own run total too (completed
         responses only), so it is not part of the remainder that :meth:`add_unstreamed` reports.
         """
-        usage = getattr(response, "usage", None)
-        entry = token_usage(usage, getattr(response, "model", None))
-        if entry is None:
+        counts = _response_counts(getattr(response, "usage", None))
+        if counts is None:
             return
-        self._entries.append(entry)
+        model = getattr(response, "model", None)
+        self._add((None, model if isinstance(model, str) and model else None), counts)
         if counted_by_sdk:
-            self._streamed_input += entry.input_tokens or 0
-            self._streamed_output += entry.output_tokens or 0
+            self._streamed_input += counts[0] or 0
+            self._streamed_output += counts[1] or 0
 
     def add_unstreamed(self, run_total: Any) -> None:
         """Add what the SDK's run total holds beyond the stream: agents used as tools."""
@@ -74,21 +110,21 @@ class UsageTally:
             _count(getattr(run_total, "output_tokens", 0)) - self._streamed_output, 0
         )
         if input_tokens or output_tokens:
-            self._entries.append(
-                TokenUsage(
-                    input_tokens=input_tokens,
-                    output_tokens=output_tokens,
-                    total_tokens=input_tokens + output_tokens,
-                )
-            )
+            total = input_tokens + output_tokens
+            self._add((None, None), (input_tokens, output_tokens, total, None, None, None))
             self._streamed_input += input_tokens
             self._streamed_output += output_tokens
 
     def add_entry(self, entry: TokenUsage | None) -> None:
         """Add a usage entry measured elsewhere (tools run while resuming approvals)."""
         if entry is not None:
-            self._entries.append(entry)
+            counts = tuple(getattr(entry, name) for name in _COUNT_FIELDS)
+            self._add((entry.provider, entry.model), counts)
 
     def entries(self) -> list[TokenUsage] | None:
-        """One entry per model, or None when nothing reported usage."""
-        return aggregate_token_usage(self._entries) if self._entries else None
+        """One entry per provider and model, or None when nothing reported usage."""
+        if not self._groups:
+            return None
+        return [
+            _entry(provider, model, counts) for (provider, model), counts in self._groups.items()
+        ]

@@ -78,7 +78,7 @@ def real_id(value: object) -> str | None:
     return None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class TextWindow:
     """One assistant message item: one TEXT_MESSAGE window, opened on its first non-empty text."""
 
@@ -95,7 +95,7 @@ class TextWindow:
     """The SDK committed the item (``message_output_created``)."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ToolCallWindow:
     """One function, handoff or hosted call: TOOL_CALL_START → ARGS* → END, then maybe a result."""
 
@@ -121,7 +121,7 @@ class ToolCallWindow:
     """The client answers the call (a frontend tool); it stays pending."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ReasoningPart:
     """One reasoning summary or text part: one REASONING_MESSAGE window."""
 
@@ -129,13 +129,15 @@ class ReasoningPart:
     """``phase_id`` for the first part, ``f"{phase_id}-{n}"`` for the following ones."""
     chunks: list[str] = field(default_factory=list)
     """Deltas streamed so far."""
-    key: tuple[str, int] = ("summary", 0)
-    """Which Responses part it streams (``summary`` / ``text``, index)."""
+    kind: str = "summary"
+    """Which kind of Responses part it streams: ``summary`` or ``text``."""
+    index: int = 0
+    """The part's index among the item's parts of that kind."""
     closed: bool = False
     """REASONING_MESSAGE_END was emitted."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ReasoningWindow:
     """One reasoning item: REASONING_START, its parts, an encrypted value, REASONING_END."""
 
@@ -160,7 +162,7 @@ class ReasoningWindow:
         return None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class AssistantGroup:
     """One assistant message as the client builds it: optional text, then tool calls."""
 
@@ -172,7 +174,7 @@ class AssistantGroup:
     """The tool calls that joined the message, in order."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class ToolResult:
     """A TOOL_CALL_RESULT sent in this run: a tool message in the snapshot."""
 
