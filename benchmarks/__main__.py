@@ -130,10 +130,12 @@ async def _throughput(settings: Settings, data: dict[str, Any]) -> None:
 
 def _print_throughput(result: ThroughputResult) -> None:
     total, floor, ratio = result.total_us_per_event, result.floor_us_per_event, result.ratio
+    bound = result.bound_ratio
     print(
         f"{result.name:<44} {result.sdk_events:>8,} SDK events  "
         f"total {total.median:6.2f} us  floor {floor.median:6.2f} us  "
-        f"ratio {ratio.median:5.3f} ({ratio.low:.3f}-{ratio.high:.3f})",
+        f"ratio {ratio.median:5.3f} ({ratio.low:.3f}-{ratio.high:.3f})  "
+        f"bound {bound.median:5.3f}",
         flush=True,
     )
 

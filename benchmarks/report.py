@@ -40,6 +40,7 @@ def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
                 fmt_spread(result["floor_us_per_event"]["samples"]),
                 fmt_spread(result["ratio_per_repetition"]["samples"], 3),
                 "yes" if result["ratio_per_repetition"]["median"] <= 1.3 else "NO",
+                fmt_spread(result.get("bound_ratio_per_repetition", {}).get("samples", []), 3),
             ]
         )
     headers = [
@@ -50,6 +51,7 @@ def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
         "floor µs/SDK event",
         "total / floor",
         "≤ 1.3",
+        "bound / floor",
     ]
     return table(headers, rows)
 

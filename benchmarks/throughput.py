@@ -7,6 +7,12 @@
 iterate the same SDK events through the same kind of async iterator, and encode the AG-UI
 events of a translation run collected once beforehand.
 
+*Bound*: what an adapter would cost if translating were free. An async generator iterates the
+same SDK events and yields, after each one, the very AG-UI events the translator produced for
+it, each freshly built with the translator's cheapest constructor (``model_builder``), and
+every event is encoded as it comes. It shows how much of the total is the price of producing
+event objects one by one through a generator, which any streaming adapter pays.
+
 Floor and total are timed alternately, after warmups, with the recorded data moved out of
 the garbage collector's way (``gc.freeze``) so that collections scanning it are not charged
 to whichever side happens to trigger them.
@@ -18,7 +24,7 @@ import gc
 import statistics
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,19 +33,25 @@ from ag_ui.encoder import EventEncoder
 from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.builders import model_builder
+from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
 
 from .workloads import replay
 
 __all__ = [
+    "BoundPlan",
     "LinearityResult",
     "MemoryResult",
     "Spread",
     "ThroughputResult",
     "Timing",
+    "bound_events",
     "collect_agui",
     "measure_linearity",
     "measure_memory",
     "measure_throughput",
+    "plan_bound",
+    "time_bound",
     "time_floor",
     "time_total",
     "time_translation",
@@ -91,6 +103,7 @@ class ThroughputResult:
     agui_events: int
     totals: list[Timing]
     floors: list[Timing]
+    bounds: list[Timing] = field(default_factory=list)
 
     @property
     def total_s(self) -> Spread:
@@ -107,6 +120,12 @@ class ThroughputResult:
         """Per repetition: total wall time / floor wall time of the same repetition."""
         pairs = zip(self.totals, self.floors, strict=True)
         return Spread.of([total.wall / floor.wall for total, floor in pairs])
+
+    @property
+    def bound_ratio(self) -> Spread:
+        """Per repetition: bound wall time / floor wall time of the same repetition."""
+        pairs = zip(self.bounds, self.floors, strict=True)
+        return Spread.of([bound.wall / floor.wall for bound, floor in pairs])
 
     @property
     def cpu_ratio(self) -> Spread:
@@ -147,6 +166,10 @@ class ThroughputResult:
             "ratio_per_repetition": self.ratio.as_dict(),
             "cpu_ratio_of_medians": self.median_cpu_ratio,
             "cpu_ratio_per_repetition": self.cpu_ratio.as_dict(),
+            "bound_us_per_event": Spread.of([t.wall for t in self.bounds])
+            .scaled(1e6 / self.sdk_events)
+            .as_dict(),
+            "bound_ratio_per_repetition": self.bound_ratio.as_dict(),
         }
 
 
@@ -182,6 +205,68 @@ async def time_floor(
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
+Build = Callable[..., BaseEvent]
+BoundPlan = tuple[list[tuple[Build, dict[str, Any]]], list[list[tuple[Build, dict[str, Any]]]]]
+"""What the bound yields: the events before the first SDK event, then the events after each."""
+
+_builders: dict[tuple[type[BaseEvent], tuple[str, ...]], Build] = {}
+
+
+def _recipe(event: BaseEvent) -> tuple[Build, dict[str, Any]]:
+    """A builder and its arguments that make a fresh copy of ``event``."""
+    names = tuple(name for name in type(event).model_fields if name in event.model_fields_set)
+    key = (type(event), names)
+    if key not in _builders:
+        _builders[key] = model_builder(type(event), *names)
+    return _builders[key], {name: getattr(event, name) for name in names}
+
+
+async def plan_bound(events: Sequence[StreamEvent], run_input: RunAgentInput) -> BoundPlan:
+    """Which AG-UI events follow each SDK event in a real translation, as recipes.
+
+    The lifecycle events ``to_agui`` adds (RUN_STARTED, the closing snapshot, RUN_FINISHED)
+    are taken from a real translation too; the events the engine makes are attributed to
+    the SDK event that caused them. The snapshot is rebuilt around the same message objects
+    (its messages are not rebuilt), which only flatters the bound.
+    """
+    produced = await collect_agui(events, run_input)
+    engine = OpenAIToAGUITranslator(run_input)
+    after = [engine.translate(event) for event in events]
+    streamed = sum(len(batch) for batch in after)
+    head, tail = produced[:1], produced[1 + streamed :]
+    if after:
+        after[-1] = [*after[-1], *tail]
+    else:
+        head = produced
+    return [_recipe(e) for e in head], [[_recipe(e) for e in batch] for batch in after]
+
+
+async def bound_events(
+    events: Sequence[StreamEvent], plan: BoundPlan
+) -> AsyncGenerator[BaseEvent, None]:
+    """The bound's stream: fresh copies of the planned events, after each SDK event."""
+    head, after = plan
+    for build, values in head:
+        yield build(**values)
+    index = 0
+    async for _ in replay(events):
+        for build, values in after[index]:
+            yield build(**values)
+        index += 1
+
+
+async def time_bound(
+    events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder
+) -> Timing:
+    """Yield freshly built copies of the translation's events and encode them (no translating)."""
+    encode = encoder.encode
+    gc.collect()
+    cpu, wall = time.thread_time(), time.perf_counter()
+    async for event in bound_events(events, plan):
+        encode(event)
+    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+
+
 async def measure_throughput(
     name: str,
     events: Sequence[StreamEvent],
@@ -193,14 +278,17 @@ async def measure_throughput(
     """Time total and floor ``repetitions`` times each, alternating which goes first."""
     encoder = EventEncoder()
     produced = await collect_agui(events, run_input)
+    plan = await plan_bound(events, run_input)
     gc.collect()
     gc.freeze()
     try:
         for _ in range(warmups):
             await time_floor(events, produced, encoder)
             await time_total(events, run_input, encoder)
+            await time_bound(events, plan, encoder)
         totals: list[Timing] = []
         floors: list[Timing] = []
+        bounds: list[Timing] = []
         for repetition in range(repetitions):
             if repetition % 2:
                 totals.append(await time_total(events, run_input, encoder))
@@ -208,9 +296,10 @@ async def measure_throughput(
             else:
                 floors.append(await time_floor(events, produced, encoder))
                 totals.append(await time_total(events, run_input, encoder))
+            bounds.append(await time_bound(events, plan, encoder))
     finally:
         gc.unfreeze()
-    return ThroughputResult(name, len(events), len(produced), totals, floors)
+    return ThroughputResult(name, len(events), len(produced), totals, floors, bounds)
 
 
 async def time_translation(events: Sequence[StreamEvent], run_input: RunAgentInput) -> Timing:

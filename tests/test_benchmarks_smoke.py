@@ -19,6 +19,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.__main__ import Settings, run_benchmarks
+from benchmarks._support import run_input
+from benchmarks.throughput import bound_events, collect_agui, plan_bound
+from benchmarks.workloads import Workload, handoff_chain, long_answer, record, tool_turns
 
 
 def _finite(value: Any) -> bool:
@@ -47,11 +50,40 @@ def test_throughput_covers_every_workload_with_finite_ratios(
         assert entry["sdk_events"] > 0
         assert entry["agui_events"] > 0
         assert _finite(entry["ratio_of_medians"])
-        for key in ("total_us_per_event", "floor_us_per_event", "ratio_per_repetition"):
+        for key in (
+            "total_us_per_event",
+            "floor_us_per_event",
+            "ratio_per_repetition",
+            "bound_us_per_event",
+            "bound_ratio_per_repetition",
+        ):
             spread = entry[key]
             assert len(spread["samples"]) == Settings.quick().repetitions
             assert all(_finite(value) for value in spread["samples"])
             assert spread["min"] <= spread["median"] <= spread["max"]
+
+
+@pytest.mark.parametrize("workload", [long_answer(12), tool_turns(2), handoff_chain(3, 3)])
+def test_the_bound_yields_what_the_translator_yields(workload: Workload) -> None:
+    """The bound rebuilds every event of a real translation, in order, with equal values."""
+
+    async def both() -> tuple[list[Any], list[Any]]:
+        events = await record(workload)
+        request = run_input()
+        plan = await plan_bound(events, request)
+        translated = await collect_agui(events, request)
+        return translated, [event async for event in bound_events(events, plan)]
+
+    translated, rebuilt = asyncio.run(both())
+    assert [type(event) for event in rebuilt] == [type(event) for event in translated]
+    assert all(a is not b for a, b in zip(rebuilt, translated, strict=True))
+    assert [_without_ids(e) for e in rebuilt] == [_without_ids(e) for e in translated]
+
+
+def _without_ids(event: Any) -> dict[str, Any]:
+    """An event's fields, leaving out the values that may hold freshly generated ids."""
+    dumped: dict[str, Any] = event.model_dump(exclude_none=True)
+    return {key: value for key, value in dumped.items() if not key.endswith("id")}
 
 
 def test_linearity_and_memory_are_reported(results: dict[str, Any]) -> None:
