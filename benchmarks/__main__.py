@@ -48,8 +48,9 @@ class Settings:
     tool_turns: int = 50
     handoff_agents: int = 6
     handoffs: int = 18
-    repetitions: int = 7
+    repetitions: int = 9
     warmups: int = 2
+    sample_seconds: float = 0.3
     server: bool = True
     server_app: str = "auto"
     servers: tuple[ServerConfig, ...] = (ServerConfig(1), ServerConfig(2), ServerConfig(2, True))
@@ -71,6 +72,7 @@ class Settings:
             handoffs=2,
             repetitions=2,
             warmups=0,
+            sample_seconds=0.0,
             servers=(ServerConfig(1),),
             clients=(1, 4),
             server_repetitions=1,
@@ -102,6 +104,7 @@ async def _throughput(settings: Settings, data: dict[str, Any]) -> None:
             request,
             repetitions=settings.repetitions,
             warmups=settings.warmups,
+            sample_seconds=settings.sample_seconds,
         )
         results.append(result)
         _print_throughput(result)
@@ -177,7 +180,11 @@ async def run_benchmarks(settings: Settings, command: str = "") -> dict[str, Any
         "command": command or "uv run python -m benchmarks",
         "machine": machine(),
         "load_average": " ".join(f"{value:.2f}" for value in os.getloadavg()),
-        "settings": {"repetitions": settings.repetitions, "warmups": settings.warmups},
+        "settings": {
+            "repetitions": settings.repetitions,
+            "warmups": settings.warmups,
+            "sample_seconds": settings.sample_seconds,
+        },
     }
     await _throughput(settings, data)
     if settings.server:

@@ -133,7 +133,22 @@ def markdown_report(data: dict[str, Any]) -> str:
         "",
     ]
     if data.get("throughput"):
-        parts += ["## Translator throughput", "", _throughput_table(data["throughput"]), ""]
+        seconds = settings.get("sample_seconds")
+        loops = ", ".join(f"{entry.get('loops_per_sample', 1)}" for entry in data["throughput"])
+        note = (
+            f"Each timed sample replays its stream until it lasts about {seconds} s "
+            f"(replays per sample, by row: {loops}); total, floor and bound alternate within "
+            "each repetition. Bound: the same events freshly built and yielded after each SDK "
+            "event, with no translating (see the README)."
+        )
+        parts += [
+            "## Translator throughput",
+            "",
+            _throughput_table(data["throughput"]),
+            "",
+            note,
+            "",
+        ]
     scaling = _scaling_lines(data)
     if scaling:
         parts += ["## Linear cost and memory", "", *scaling, ""]

@@ -21,6 +21,7 @@ to whichever side happens to trigger them.
 from __future__ import annotations
 
 import gc
+import math
 import statistics
 import time
 import tracemalloc
@@ -104,6 +105,8 @@ class ThroughputResult:
     totals: list[Timing]
     floors: list[Timing]
     bounds: list[Timing] = field(default_factory=list)
+    loops: int = 1
+    """How many times each timed sample replayed the stream."""
 
     @property
     def total_s(self) -> Spread:
@@ -136,12 +139,12 @@ class ThroughputResult:
     @property
     def total_us_per_event(self) -> Spread:
         """Microseconds (wall) per SDK event, translator + encoder."""
-        return self.total_s.scaled(1e6 / self.sdk_events)
+        return self.total_s.scaled(1e6 / (self.sdk_events * self.loops))
 
     @property
     def floor_us_per_event(self) -> Spread:
         """Microseconds (wall) per SDK event, iteration + encoding only."""
-        return self.floor_s.scaled(1e6 / self.sdk_events)
+        return self.floor_s.scaled(1e6 / (self.sdk_events * self.loops))
 
     @property
     def median_ratio(self) -> float:
@@ -159,6 +162,7 @@ class ThroughputResult:
         return {
             "name": self.name,
             "sdk_events": self.sdk_events,
+            "loops_per_sample": self.loops,
             "agui_events": self.agui_events,
             "total_us_per_event": self.total_us_per_event.as_dict(),
             "floor_us_per_event": self.floor_us_per_event.as_dict(),
@@ -167,7 +171,7 @@ class ThroughputResult:
             "cpu_ratio_of_medians": self.median_cpu_ratio,
             "cpu_ratio_per_repetition": self.cpu_ratio.as_dict(),
             "bound_us_per_event": Spread.of([t.wall for t in self.bounds])
-            .scaled(1e6 / self.sdk_events)
+            .scaled(1e6 / (self.sdk_events * self.loops))
             .as_dict(),
             "bound_ratio_per_repetition": self.bound_ratio.as_dict(),
         }
@@ -179,29 +183,34 @@ async def collect_agui(events: Sequence[StreamEvent], run_input: RunAgentInput) 
 
 
 async def time_total(
-    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder
+    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder, loops: int = 1
 ) -> Timing:
-    """Translate and encode the recorded stream once."""
+    """Translate and encode the recorded stream ``loops`` times, a fresh run each time."""
     encode = encoder.encode
     translator = AGUITranslator()
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    async for event in translator.to_agui(replay(events), run_input):
-        encode(event)
+    for _ in range(loops):
+        async for event in translator.to_agui(replay(events), run_input):
+            encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
 async def time_floor(
-    events: Sequence[StreamEvent], produced: Sequence[BaseEvent], encoder: EventEncoder
+    events: Sequence[StreamEvent],
+    produced: Sequence[BaseEvent],
+    encoder: EventEncoder,
+    loops: int = 1,
 ) -> Timing:
-    """Iterate the recorded stream and encode already produced AG-UI events."""
+    """Iterate the recorded stream and encode already produced AG-UI events, ``loops`` times."""
     encode = encoder.encode
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    async for _ in replay(events):
-        pass
-    for event in produced:
-        encode(event)
+    for _ in range(loops):
+        async for _event in replay(events):
+            pass
+        for event in produced:
+            encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
@@ -256,14 +265,15 @@ async def bound_events(
 
 
 async def time_bound(
-    events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder
+    events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder, loops: int = 1
 ) -> Timing:
-    """Yield freshly built copies of the translation's events and encode them (no translating)."""
+    """Yield fresh copies of the translation's events and encode them (no translating)."""
     encode = encoder.encode
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    async for event in bound_events(events, plan):
-        encode(event)
+    for _ in range(loops):
+        async for event in bound_events(events, plan):
+            encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
@@ -274,8 +284,14 @@ async def measure_throughput(
     *,
     repetitions: int = 7,
     warmups: int = 2,
+    sample_seconds: float = 0.0,
 ) -> ThroughputResult:
-    """Time total and floor ``repetitions`` times each, alternating which goes first."""
+    """Time total, floor and bound ``repetitions`` times each, rotating which goes first.
+
+    Each sample repeats its work ``loops`` times, enough for the total to last about
+    ``sample_seconds``, so that a short stream is not timed in a few milliseconds that one
+    scheduling hiccup can double. All three sides of a repetition use the same ``loops``.
+    """
     encoder = EventEncoder()
     produced = await collect_agui(events, run_input)
     plan = await plan_bound(events, run_input)
@@ -286,20 +302,29 @@ async def measure_throughput(
             await time_floor(events, produced, encoder)
             await time_total(events, run_input, encoder)
             await time_bound(events, plan, encoder)
-        totals: list[Timing] = []
-        floors: list[Timing] = []
-        bounds: list[Timing] = []
+        one = await time_total(events, run_input, encoder)
+        loops = max(1, math.ceil(sample_seconds / one.wall)) if sample_seconds > 0 else 1
+        timings: dict[str, list[Timing]] = {"floor": [], "total": [], "bound": []}
+        sides = {
+            "floor": lambda: time_floor(events, produced, encoder, loops),
+            "total": lambda: time_total(events, run_input, encoder, loops),
+            "bound": lambda: time_bound(events, plan, encoder, loops),
+        }
+        order = list(sides)
         for repetition in range(repetitions):
-            if repetition % 2:
-                totals.append(await time_total(events, run_input, encoder))
-                floors.append(await time_floor(events, produced, encoder))
-            else:
-                floors.append(await time_floor(events, produced, encoder))
-                totals.append(await time_total(events, run_input, encoder))
-            bounds.append(await time_bound(events, plan, encoder))
+            for side in order[repetition % 3 :] + order[: repetition % 3]:
+                timings[side].append(await sides[side]())
     finally:
         gc.unfreeze()
-    return ThroughputResult(name, len(events), len(produced), totals, floors, bounds)
+    return ThroughputResult(
+        name,
+        len(events),
+        len(produced),
+        timings["total"],
+        timings["floor"],
+        timings["bound"],
+        loops,
+    )
 
 
 async def time_translation(events: Sequence[StreamEvent], run_input: RunAgentInput) -> Timing:
