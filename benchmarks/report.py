@@ -136,10 +136,10 @@ def markdown_report(data: dict[str, Any]) -> str:
         seconds = settings.get("sample_seconds")
         loops = ", ".join(f"{entry.get('loops_per_sample', 1)}" for entry in data["throughput"])
         note = (
-            f"Each timed sample replays its stream until it lasts about {seconds} s "
-            f"(replays per sample, by row: {loops}); total, floor and bound alternate within "
-            "each repetition. Bound: the same events freshly built and yielded after each SDK "
-            "event, with no translating (see the README)."
+            f"Each sample sums enough replays for the total to last about {seconds} s "
+            f"(replays per sample, by row: {loops}); the replays of total, floor and bound are "
+            "interleaved one by one. Bound: the same events freshly built and yielded after "
+            "each SDK event, with no translating (see benchmarks/README.md)."
         )
         parts += [
             "## Translator throughput",

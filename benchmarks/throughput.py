@@ -25,7 +25,7 @@ import math
 import statistics
 import time
 import tracemalloc
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,16 +183,15 @@ async def collect_agui(events: Sequence[StreamEvent], run_input: RunAgentInput) 
 
 
 async def time_total(
-    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder, loops: int = 1
+    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder
 ) -> Timing:
-    """Translate and encode the recorded stream ``loops`` times, a fresh run each time."""
+    """Translate and encode the recorded stream once."""
     encode = encoder.encode
     translator = AGUITranslator()
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    for _ in range(loops):
-        async for event in translator.to_agui(replay(events), run_input):
-            encode(event)
+    async for event in translator.to_agui(replay(events), run_input):
+        encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
@@ -200,17 +199,15 @@ async def time_floor(
     events: Sequence[StreamEvent],
     produced: Sequence[BaseEvent],
     encoder: EventEncoder,
-    loops: int = 1,
 ) -> Timing:
-    """Iterate the recorded stream and encode already produced AG-UI events, ``loops`` times."""
+    """Iterate the recorded stream and encode already produced AG-UI events."""
     encode = encoder.encode
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    for _ in range(loops):
-        async for _event in replay(events):
-            pass
-        for event in produced:
-            encode(event)
+    async for _ in replay(events):
+        pass
+    for event in produced:
+        encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
@@ -265,15 +262,14 @@ async def bound_events(
 
 
 async def time_bound(
-    events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder, loops: int = 1
+    events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder
 ) -> Timing:
     """Yield fresh copies of the translation's events and encode them (no translating)."""
     encode = encoder.encode
     gc.collect()
     cpu, wall = time.thread_time(), time.perf_counter()
-    for _ in range(loops):
-        async for event in bound_events(events, plan):
-            encode(event)
+    async for event in bound_events(events, plan):
+        encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
 
 
@@ -286,43 +282,52 @@ async def measure_throughput(
     warmups: int = 2,
     sample_seconds: float = 0.0,
 ) -> ThroughputResult:
-    """Time total, floor and bound ``repetitions`` times each, rotating which goes first.
+    """Time total, floor and bound ``repetitions`` times each.
 
-    Each sample repeats its work ``loops`` times, enough for the total to last about
+    A sample of each side is the sum of ``loops`` runs, enough for the total to last about
     ``sample_seconds``, so that a short stream is not timed in a few milliseconds that one
-    scheduling hiccup can double. All three sides of a repetition use the same ``loops``.
+    scheduling hiccup can double. The runs of the three sides are interleaved one by one,
+    in rotating order, so that a slow spell of the machine falls on all three alike.
     """
     encoder = EventEncoder()
     produced = await collect_agui(events, run_input)
     plan = await plan_bound(events, run_input)
+    sides: dict[str, Callable[[], Awaitable[Timing]]] = {
+        "floor": lambda: time_floor(events, produced, encoder),
+        "total": lambda: time_total(events, run_input, encoder),
+        "bound": lambda: time_bound(events, plan, encoder),
+    }
+    order = list(sides)
     gc.collect()
     gc.freeze()
     try:
         for _ in range(warmups):
-            await time_floor(events, produced, encoder)
-            await time_total(events, run_input, encoder)
-            await time_bound(events, plan, encoder)
+            for side in order:
+                await sides[side]()
         one = await time_total(events, run_input, encoder)
         loops = max(1, math.ceil(sample_seconds / one.wall)) if sample_seconds > 0 else 1
-        timings: dict[str, list[Timing]] = {"floor": [], "total": [], "bound": []}
-        sides = {
-            "floor": lambda: time_floor(events, produced, encoder, loops),
-            "total": lambda: time_total(events, run_input, encoder, loops),
-            "bound": lambda: time_bound(events, plan, encoder, loops),
-        }
-        order = list(sides)
-        for repetition in range(repetitions):
-            for side in order[repetition % 3 :] + order[: repetition % 3]:
-                timings[side].append(await sides[side]())
+        samples: dict[str, list[Timing]] = {side: [] for side in order}
+        turn = 0
+        for _ in range(repetitions):
+            wall = dict.fromkeys(order, 0.0)
+            cpu = dict.fromkeys(order, 0.0)
+            for _ in range(loops):
+                for side in order[turn % 3 :] + order[: turn % 3]:
+                    timing = await sides[side]()
+                    wall[side] += timing.wall
+                    cpu[side] += timing.cpu
+                turn += 1
+            for side in order:
+                samples[side].append(Timing(wall[side], cpu[side]))
     finally:
         gc.unfreeze()
     return ThroughputResult(
         name,
         len(events),
         len(produced),
-        timings["total"],
-        timings["floor"],
-        timings["bound"],
+        samples["total"],
+        samples["floor"],
+        samples["bound"],
         loops,
     )
 
