@@ -121,3 +121,14 @@ def test_results_files_are_written(results: dict[str, Any]) -> None:
     report = (out / "results.md").read_text()
     for heading in ("## Translator throughput", "## Linear cost and memory", "## Server"):
         assert heading in report
+
+
+@pytest.mark.parametrize("side", ["engine", "total", "floor", "bound"])
+def test_the_instruction_count_child_replays_every_side(
+    side: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What callgrind counts runs on its own too (the count itself needs valgrind)."""
+    from benchmarks import instructions
+
+    assert instructions.main(["--child", "handoff chain, 6 agents, 18 handoffs", side]) == 0
+    assert capsys.readouterr().out.startswith("sdk-events ")

@@ -1,0 +1,140 @@
+"""Instructions per SDK event, counted by valgrind's callgrind: a noise-free companion to timing.
+
+On a shared machine a change worth a few percent cannot be seen in wall-clock time. Counting
+the instructions of the timed loop alone (callgrind's instrumentation is switched on just
+around it) gives the same number on every run, so two versions of the engine can be
+compared exactly. Instructions are not time: they ignore cache misses, which a streaming
+adapter suffers more than the floor (see README.md), so the time ratios stay the reference.
+
+    uv run python -m benchmarks.instructions            # needs valgrind; about four minutes
+
+Each workload and side runs in its own ``valgrind --tool=callgrind`` child process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ag_ui.encoder import EventEncoder
+
+from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
+
+from ._support import run_input
+from .throughput import bound_events, collect_agui, plan_bound
+from .workloads import Workload, handoff_chain, long_answer, record, replay, tool_turns
+
+__all__ = ["main"]
+
+WORKLOADS: dict[str, Callable[[], Workload]] = {
+    "long answer, 2,000 deltas": lambda: long_answer(2_000),
+    "10 turns: reasoning + 3 tool calls + text": lambda: tool_turns(10),
+    "handoff chain, 6 agents, 18 handoffs": lambda: handoff_chain(),
+}
+SIDES = ("engine", "total", "floor", "bound")
+REPLAYS = 2
+
+
+def _instrument(on: bool) -> None:
+    """Switch callgrind's instrumentation of this process (nothing happens outside valgrind)."""
+    if shutil.which("callgrind_control") is None:
+        return
+    subprocess.run(
+        ["callgrind_control", "-i", "on" if on else "off", str(os.getpid())],
+        capture_output=True,
+        check=False,
+    )
+
+
+async def _child(workload: str, side: str) -> None:
+    """Replay one workload ``REPLAYS`` times with instrumentation on; print the event count."""
+    events = await record(WORKLOADS[workload]())
+    request = run_input()
+    encode = EventEncoder().encode
+    produced = await collect_agui(events, request)
+    plan = await plan_bound(events, request)
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    _instrument(True)
+    for _ in range(REPLAYS):
+        if side == "engine":
+            engine = OpenAIToAGUITranslator(request)
+            for event in events:
+                engine.translate(event)
+            engine.finish()
+            engine.messages_snapshot()
+        elif side == "total":
+            async for out in AGUITranslator().to_agui(replay(events), request):
+                encode(out)
+        elif side == "floor":
+            async for _ in replay(events):
+                pass
+            for out in produced:
+                encode(out)
+        else:
+            async for out in bound_events(events, plan):
+                encode(out)
+    _instrument(False)
+    print(f"sdk-events {len(events)}", flush=True)
+
+
+def _count(workload: str, side: str) -> float:
+    """Instructions per SDK event of one side of one workload."""
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        "-m",
+        "benchmarks.instructions",
+        "--child",
+        workload,
+        side,
+    ]
+    environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=True)
+    output = done.stdout + done.stderr
+    events = re.search(r"sdk-events (\d+)", output)
+    collected = re.search(r"Collected : (\d+)", output)
+    if events is None or collected is None:
+        raise RuntimeError(f"no count from callgrind:\n{output[-2000:]}")
+    return int(collected.group(1)) / REPLAYS / int(events.group(1))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Count every side of every workload and print a table."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions")
+    parser.add_argument("--child", nargs=2, metavar=("WORKLOAD", "SIDE"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        asyncio.run(_child(*args.child))
+        return 0
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        print("valgrind (with callgrind_control) is needed", file=sys.stderr)
+        return 2
+    rows: list[dict[str, Any]] = []
+    for workload in WORKLOADS:
+        counts = {side: _count(workload, side) for side in SIDES}
+        rows.append({"workload": workload, **counts})
+        print(
+            f"{workload:<44} engine {counts['engine']:8,.0f}  total {counts['total']:8,.0f}  "
+            f"floor {counts['floor']:8,.0f}  total/floor {counts['total'] / counts['floor']:.3f}"
+            f"  bound/floor {counts['bound'] / counts['floor']:.3f}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
