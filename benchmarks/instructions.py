@@ -24,13 +24,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
+from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents import AGUITranslator
 from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
 
 from ._support import run_input
-from .throughput import bound_events, collect_agui, plan_bound
+from .throughput import BoundPlan, bound_events, collect_agui, plan_bound
 from .workloads import Workload, handoff_chain, long_answer, record, replay, tool_turns
 
 __all__ = ["main"]
@@ -41,12 +43,13 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "handoff chain, 6 agents, 18 handoffs": lambda: handoff_chain(),
 }
 SIDES = ("engine", "total", "floor", "bound")
+_UNDER_CALLGRIND = "AG_UI_BENCHMARK_UNDER_CALLGRIND"
 REPLAYS = 2
 
 
 def _instrument(on: bool) -> None:
-    """Switch callgrind's instrumentation of this process (nothing happens outside valgrind)."""
-    if shutil.which("callgrind_control") is None:
+    """Switch callgrind's instrumentation of this process (only when run by :func:`_count`)."""
+    if os.environ.get(_UNDER_CALLGRIND) != "1":
         return
     subprocess.run(
         ["callgrind_control", "-i", "on" if on else "off", str(os.getpid())],
@@ -55,36 +58,51 @@ def _instrument(on: bool) -> None:
     )
 
 
+async def _replay_side(
+    side: str,
+    events: Sequence[StreamEvent],
+    request: RunAgentInput,
+    produced: Sequence[BaseEvent],
+    plan: BoundPlan,
+    encode: Callable[[BaseEvent], str],
+) -> None:
+    if side == "engine":
+        engine = OpenAIToAGUITranslator(request)
+        for event in events:
+            engine.translate(event)
+        engine.finish()
+        engine.messages_snapshot()
+    elif side == "total":
+        async for out in AGUITranslator().to_agui(replay(events), request):
+            encode(out)
+    elif side == "floor":
+        async for _ in replay(events):
+            pass
+        for out in produced:
+            encode(out)
+    else:
+        async for out in bound_events(events, plan):
+            encode(out)
+
+
 async def _child(workload: str, side: str) -> None:
     """Replay one workload ``REPLAYS`` times with instrumentation on; print the event count."""
     events = await record(WORKLOADS[workload]())
     request = run_input()
-    encode = EventEncoder().encode
     produced = await collect_agui(events, request)
     plan = await plan_bound(events, request)
+    encode = EventEncoder().encode
     gc.collect()
     gc.freeze()
     gc.disable()
     _instrument(True)
-    for _ in range(REPLAYS):
-        if side == "engine":
-            engine = OpenAIToAGUITranslator(request)
-            for event in events:
-                engine.translate(event)
-            engine.finish()
-            engine.messages_snapshot()
-        elif side == "total":
-            async for out in AGUITranslator().to_agui(replay(events), request):
-                encode(out)
-        elif side == "floor":
-            async for _ in replay(events):
-                pass
-            for out in produced:
-                encode(out)
-        else:
-            async for out in bound_events(events, plan):
-                encode(out)
-    _instrument(False)
+    try:
+        for _ in range(REPLAYS):
+            await _replay_side(side, events, request, produced, plan, encode)
+    finally:
+        _instrument(False)
+        gc.enable()
+        gc.unfreeze()
     print(f"sdk-events {len(events)}", flush=True)
 
 
@@ -102,7 +120,7 @@ def _count(workload: str, side: str) -> float:
         workload,
         side,
     ]
-    environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    environment = {**os.environ, "PYTHONHASHSEED": "0", _UNDER_CALLGRIND: "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=environment, check=True)
     output = done.stdout + done.stderr
     events = re.search(r"sdk-events (\d+)", output)

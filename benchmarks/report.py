@@ -135,11 +135,12 @@ def markdown_report(data: dict[str, Any]) -> str:
     if data.get("throughput"):
         seconds = settings.get("sample_seconds")
         loops = ", ".join(f"{entry.get('loops_per_sample', 1)}" for entry in data["throughput"])
+        length = f" for the total to last about {seconds} s" if seconds else ""
         note = (
-            f"Each sample sums enough replays for the total to last about {seconds} s "
-            f"(replays per sample, by row: {loops}); the replays of total, floor and bound are "
-            "interleaved one by one. Bound: the same events freshly built and yielded after "
-            "each SDK event, with no translating (see benchmarks/README.md)."
+            f"Each sample sums enough replays{length} (replays per sample, by row: {loops}); "
+            "the replays of total, floor and bound are interleaved one by one. Bound: the same "
+            "events freshly built and yielded after each SDK event, with no translating (see "
+            "benchmarks/README.md)."
         )
         parts += [
             "## Translator throughput",

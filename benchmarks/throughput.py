@@ -13,9 +13,9 @@ it, each freshly built with the translator's cheapest constructor (``model_build
 every event is encoded as it comes. It shows how much of the total is the price of producing
 event objects one by one through a generator, which any streaming adapter pays.
 
-Floor and total are timed alternately, after warmups, with the recorded data moved out of
-the garbage collector's way (``gc.freeze``) so that collections scanning it are not charged
-to whichever side happens to trigger them.
+Total, floor and bound are timed replay by replay in rotating order, after warmups, with the
+recorded data moved out of the garbage collector's way (``gc.freeze``) so that collections
+scanning it are not charged to whichever side happens to trigger them.
 """
 
 from __future__ import annotations
@@ -170,10 +170,16 @@ class ThroughputResult:
             "ratio_per_repetition": self.ratio.as_dict(),
             "cpu_ratio_of_medians": self.median_cpu_ratio,
             "cpu_ratio_per_repetition": self.cpu_ratio.as_dict(),
-            "bound_us_per_event": Spread.of([t.wall for t in self.bounds])
-            .scaled(1e6 / (self.sdk_events * self.loops))
-            .as_dict(),
-            "bound_ratio_per_repetition": self.bound_ratio.as_dict(),
+            **(
+                {
+                    "bound_us_per_event": Spread.of([t.wall for t in self.bounds])
+                    .scaled(1e6 / (self.sdk_events * self.loops))
+                    .as_dict(),
+                    "bound_ratio_per_repetition": self.bound_ratio.as_dict(),
+                }
+                if self.bounds
+                else {}
+            ),
         }
 
 
@@ -212,19 +218,20 @@ async def time_floor(
 
 
 Build = Callable[..., BaseEvent]
-BoundPlan = tuple[list[tuple[Build, dict[str, Any]]], list[list[tuple[Build, dict[str, Any]]]]]
+Recipe = tuple[Build, tuple[Any, ...]]
+BoundPlan = tuple[list[Recipe], list[list[Recipe]]]
 """What the bound yields: the events before the first SDK event, then the events after each."""
 
 _builders: dict[tuple[type[BaseEvent], tuple[str, ...]], Build] = {}
 
 
-def _recipe(event: BaseEvent) -> tuple[Build, dict[str, Any]]:
-    """A builder and its arguments that make a fresh copy of ``event``."""
+def _recipe(event: BaseEvent) -> Recipe:
+    """A builder and its positional arguments that make a fresh copy of ``event``."""
     names = tuple(name for name in type(event).model_fields if name in event.model_fields_set)
     key = (type(event), names)
     if key not in _builders:
         _builders[key] = model_builder(type(event), *names)
-    return _builders[key], {name: getattr(event, name) for name in names}
+    return _builders[key], tuple(getattr(event, name) for name in names)
 
 
 async def plan_bound(events: Sequence[StreamEvent], run_input: RunAgentInput) -> BoundPlan:
@@ -253,11 +260,11 @@ async def bound_events(
     """The bound's stream: fresh copies of the planned events, after each SDK event."""
     head, after = plan
     for build, values in head:
-        yield build(**values)
+        yield build(*values)
     index = 0
     async for _ in replay(events):
         for build, values in after[index]:
-            yield build(**values)
+            yield build(*values)
         index += 1
 
 

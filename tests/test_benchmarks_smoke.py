@@ -8,6 +8,7 @@ section, and that every streamed run the server answered is a valid AG-UI stream
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import math
 import sys
@@ -130,5 +131,8 @@ def test_the_instruction_count_child_replays_every_side(
     """What callgrind counts runs on its own too (the count itself needs valgrind)."""
     from benchmarks import instructions
 
+    frozen = gc.get_freeze_count()
     assert instructions.main(["--child", "handoff chain, 6 agents, 18 handoffs", side]) == 0
     assert capsys.readouterr().out.startswith("sdk-events ")
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen

@@ -32,7 +32,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.encoder import EventEncoder
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from ag_ui_openai_agents import reasoning, snapshot, text, tools
 from ag_ui_openai_agents.builders import model_builder
@@ -163,6 +163,39 @@ class _WithPrivate(BaseModel):
     _seen: int = PrivateAttr(default=0)
 
 
+class _WithFieldValidator(BaseModel):
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def _upper(cls, value: str) -> str:
+        return value.upper()
+
+
+class _WithModelValidator(BaseModel):
+    a: int
+    b: int = 0
+
+    @model_validator(mode="after")
+    def _double(self) -> _WithModelValidator:
+        self.b = 2 * self.a
+        return self
+
+
+class _ValidatingDefaults(BaseModel):
+    model_config = ConfigDict(validate_default=True)
+    count: int = 5
+
+
+class _ValidatingOneDefault(BaseModel):
+    count: int = Field(default=5, validate_default=True)
+
+
+class _WithFilledTuple(BaseModel):
+    name: str
+    tags: tuple[list[int], ...] = ([],)
+
+
 class _WithPostInit(BaseModel):
     name: str
 
@@ -177,6 +210,11 @@ class _WithPostInit(BaseModel):
         (_WithMutableDefault, ("name",)),
         (_WithPrivate, ("name",)),
         (_WithPostInit, ("name",)),
+        (_WithFieldValidator, ("name",)),
+        (_WithModelValidator, ("a",)),
+        (_ValidatingDefaults, ()),
+        (_ValidatingOneDefault, ()),
+        (_WithFilledTuple, ("name",)),
         (TextMessageContentEvent, ("message_id",)),
         (TextMessageContentEvent, ("message_id", "delta", "unknown")),
         (TextMessageContentEvent, ("message_id", "delta", "delta")),
@@ -196,3 +234,34 @@ def test_a_builder_takes_exactly_its_names() -> None:
         build(message_id="m", delta="x")
     with pytest.raises(TypeError):
         build()
+
+
+class _Plain(BaseModel):
+    data: str = ""
+    instance: str = ""
+    note: tuple[int, ...] = ()
+
+
+def test_field_names_never_clash_with_the_builders_own_names() -> None:
+    build = model_builder(_Plain, "data", "instance")
+    assert _state(build("d", "i")) == _state(_Plain(data="d", instance="i"))
+
+
+def test_a_builder_of_no_field_gives_an_empty_set_of_fields() -> None:
+    built = model_builder(_Plain)()
+    assert _state(built) == _state(_Plain())
+    assert built.model_dump(exclude_unset=True) == {}
+    built.data = "x"
+    assert built.model_fields_set == {"data"}
+
+
+def test_every_builder_of_the_engine_is_checked_against_validation() -> None:
+    modules = (text, tools, reasoning, snapshot)
+    builders = {
+        value
+        for module in modules
+        for value in vars(module).values()
+        if getattr(value, "__module__", "") == "ag_ui_openai_agents.builders"
+        and getattr(value, "__name__", "").startswith("build_")
+    }
+    assert builders == {build for build, _, _ in CASES}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -141,6 +142,11 @@ def test_unknown_or_ignored_events_produce_nothing() -> None:
     assert engine.finish() == []
 
 
+@dataclass
+class _OwnOutputItem(ToolCallOutputItem):
+    """An application's own run item class: its instances may carry any tag."""
+
+
 def test_run_items_dispatch_on_their_tag_whatever_their_class() -> None:
     """SDK run item classes are looked up once per class; other objects by their tag."""
     engine = OpenAIToAGUITranslator(request())
@@ -154,6 +160,10 @@ def test_run_items_dispatch_on_their_tag_whatever_their_class() -> None:
     )
     ignored: Any = SimpleNamespace(type="compaction_item", raw_item={})
     answer: Any = SimpleNamespace(type="tool_call_output_item", raw_item=output, output="one")
+    retagged: Any = _OwnOutputItem(
+        agent=agent, raw_item={**output, "call_id": "call_3"}, output="3", type="compaction_item"
+    )
+    own = _OwnOutputItem(agent=agent, raw_item={**output, "call_id": "call_4"}, output="4")
 
     kinds = [
         [type(event).__name__ for event in engine.translate(RunItemStreamEvent(name=n, item=i))]
@@ -163,6 +173,8 @@ def test_run_items_dispatch_on_their_tag_whatever_their_class() -> None:
             ("reasoning_item_created", reasoning),
             ("reasoning_item_created", ignored),
             ("tool_output", answer),
+            ("tool_output", retagged),
+            ("tool_output", own),
         ]
     ]
 
@@ -176,6 +188,8 @@ def test_run_items_dispatch_on_their_tag_whatever_their_class() -> None:
             "ReasoningMessageEndEvent",
             "ReasoningEndEvent",
         ],
+        [],
+        ["ToolCallResultEvent"],
         [],
         ["ToolCallResultEvent"],
     ]

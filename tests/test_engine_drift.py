@@ -12,9 +12,21 @@ import typing
 from typing import Any, get_args
 
 import pytest
-from agents.items import RunItem
-from agents.stream_events import RunItemStreamEvent, StreamEvent
-from openai.types.responses import ResponseOutputItem, ResponseStreamEvent
+from agents import Agent
+from agents.items import MessageOutputItem, RunItem
+from agents.stream_events import (
+    AgentUpdatedStreamEvent,
+    RawResponsesStreamEvent,
+    RunItemStreamEvent,
+    StreamEvent,
+)
+from openai.types.responses import (
+    ResponseOutputItem,
+    ResponseOutputMessage,
+    ResponseOutputText,
+    ResponseStreamEvent,
+    ResponseTextDeltaEvent,
+)
 
 from ag_ui_openai_agents.engine import (
     _ITEM_ADDED,
@@ -152,10 +164,40 @@ def test_every_run_item_event_name_carries_a_handled_item(name: str) -> None:
 # --------------------------------------------------------------------------- stream events
 
 
-def test_the_engine_dispatches_exactly_the_sdk_stream_event_types() -> None:
-    engine = OpenAIToAGUITranslator(request())
+def _one_event_of_each_kind() -> dict[str, StreamEvent]:
+    agent: Agent[Any] = Agent(name="writer")
+    message = ResponseOutputMessage(
+        id="msg_1",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text="Hi", annotations=[])],
+    )
+    delta = ResponseTextDeltaEvent(
+        type="response.output_text.delta",
+        item_id="msg_2",
+        output_index=0,
+        content_index=0,
+        delta="Hi",
+        logprobs=[],
+        sequence_number=1,
+    )
+    return {
+        "agent_updated_stream_event": AgentUpdatedStreamEvent(new_agent=agent),
+        "raw_response_event": RawResponsesStreamEvent(data=delta),
+        "run_item_stream_event": RunItemStreamEvent(
+            name="message_output_created", item=MessageOutputItem(agent=agent, raw_item=message)
+        ),
+    }
 
-    assert sorted(engine._dispatch) == STREAM_EVENT_TYPES
+
+def test_the_engine_translates_every_sdk_stream_event_type() -> None:
+    engine = OpenAIToAGUITranslator(request())
+    events = _one_event_of_each_kind()
+
+    assert sorted(events) == STREAM_EVENT_TYPES
+    for kind, event in events.items():
+        assert engine.translate(event), f"{kind} produced nothing"
     assert STREAM_EVENT_TYPES == [
         "agent_updated_stream_event",
         "raw_response_event",

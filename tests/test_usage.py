@@ -229,4 +229,15 @@ def test_counts_the_wire_cannot_carry_are_dropped_not_raised() -> None:
     tally = UsageTally()
     tally.add_response(SimpleNamespace(usage=huge, model="m"), counted_by_sdk=True)
 
-    assert tally.entries() == [entry("m", 0, 3)]
+    assert tally.entries() == [TokenUsage(model="m", output_tokens=3, total_tokens=3)]
+
+
+def test_sums_the_wire_cannot_carry_are_left_unset() -> None:
+    near_cap = 2**53 - 10
+    tally = UsageTally()
+    for _ in range(2):
+        tally.add_response(
+            SimpleNamespace(usage=_response_usage(near_cap, 5), model="m"), counted_by_sdk=True
+        )
+
+    assert tally.entries() == [TokenUsage(model="m", output_tokens=10)]

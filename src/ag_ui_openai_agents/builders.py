@@ -13,6 +13,7 @@ Only values of the declared types may be passed: nothing is checked or converted
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 from enum import Enum
 from types import GetSetDescriptorType, MemberDescriptorType
@@ -29,12 +30,37 @@ _SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydant
 _SlotSetter = Callable[[Any, Any], None]
 
 
+def _validators(cls: type[BaseModel]) -> bool:
+    """Whether validating ``cls`` runs code of the model's own (validators, validated defaults)."""
+    decorators = cls.__pydantic_decorators__
+    if any(
+        (
+            decorators.validators,
+            decorators.field_validators,
+            decorators.root_validators,
+            decorators.model_validators,
+        )
+    ):
+        return True
+    if cls.model_config.get("validate_default"):
+        return True
+    return any(info.validate_default for info in cls.model_fields.values())
+
+
+def _shareable(default: Any) -> bool:
+    """A default every instance may hold at once, as validation would give it."""
+    if isinstance(default, tuple | frozenset):
+        return not default
+    return isinstance(default, _IMMUTABLE_DEFAULTS)
+
+
 def _template(cls: type[BaseModel], names: tuple[str, ...]) -> dict[str, Any]:
     """Every field of ``cls`` in field order: its default, or None for a field in ``names``.
 
     Raises ``TypeError`` when a copied template would not give what validation gives (a
-    mutable or factory default, a post-init hook, private attributes, a root model) or when
-    ``names`` leaves out a required field, names an unknown one, or names one twice.
+    default that is mutable, non-empty, made by a factory or validated; a validator; a
+    post-init hook; private attributes; a root model) or when ``names`` leaves out a required
+    field, names an unknown one, or names one twice.
     """
     fields = cls.model_fields
     required = {name for name, info in fields.items() if info.is_required()}
@@ -44,12 +70,13 @@ def _template(cls: type[BaseModel], names: tuple[str, ...]) -> dict[str, Any]:
         cls.__pydantic_post_init__ is not None
         or cls.__pydantic_root_model__
         or cls.__private_attributes__
+        or _validators(cls)
     ):
         raise TypeError(f"{cls.__name__} cannot be built from a template")
     template: dict[str, Any] = {}
     for name, info in fields.items():
         default = None if info.is_required() else info.get_default(call_default_factory=False)
-        if info.default_factory is not None or not isinstance(default, _IMMUTABLE_DEFAULTS):
+        if info.default_factory is not None or not _shareable(default):
             raise TypeError(f"{cls.__name__}.{name} has a default a template cannot share")
         template[name] = default
     return template
@@ -71,30 +98,33 @@ def model_builder(cls: type[M], *names: str) -> Callable[..., M]:
     """A builder of ``cls`` taking exactly ``names`` (positionally or by keyword).
 
     ``names`` must cover every required field. The builder's code is generated, like a
-    dataclass ``__init__``, so a call costs no keyword dictionary and no loop.
+    dataclass ``__init__``, so a call costs no keyword dictionary and no loop. Values are
+    stored as given: a list passed in is the instance's list, where validation would copy it.
     """
     template = _template(cls, names)
     for name in names:
-        if not name.isidentifier() or name.startswith("_"):
+        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
             raise TypeError(f"{cls.__name__}: {name!r} cannot be a builder parameter")
     scope: dict[str, Any] = {
+        "__name__": __name__,
         "_new": cls.__new__,
         "_cls": cls,
         "_template": template,
         **{f"_set{index}": _slot_setter(cls, slot) for index, slot in enumerate(_SLOTS)},
     }
-    fields_set = "{" + ", ".join(repr(name) for name in names) + "}"
+    # Parameters are field names without a leading underscore; the locals all have one.
+    fields_set = "{" + ", ".join(repr(name) for name in names) + "}" if names else "set()"
     extra = "{}" if cls.model_config.get("extra") == "allow" else "None"
     lines = [
         f"def build({', '.join(names)}):",
-        "    instance = _new(_cls)",
-        "    data = _template.copy()",
-        *(f"    data[{name!r}] = {name}" for name in names),
-        "    _set0(instance, data)",
-        f"    _set1(instance, {fields_set})",
-        f"    _set2(instance, {extra})",
-        "    _set3(instance, None)",
-        "    return instance",
+        "    _instance = _new(_cls)",
+        "    _data = _template.copy()",
+        *(f"    _data[{name!r}] = {name}" for name in names),
+        "    _set0(_instance, _data)",
+        f"    _set1(_instance, {fields_set})",
+        f"    _set2(_instance, {extra})",
+        "    _set3(_instance, None)",
+        "    return _instance",
     ]
     # Generated from field names checked above, as dataclasses generate their __init__.
     exec("\n".join(lines), scope)

@@ -177,7 +177,6 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self.taken_message_ids: set[str] = {message.id for message in run_input.messages}
         self.current_step: str | None = None
         self._dispatch: dict[str, Callable[[Any], Events]] = {
-            "raw_response_event": self._translate_raw,
             "run_item_stream_event": self._translate_run_item,
             "agent_updated_stream_event": self.translate_agent_updated,
         }
@@ -201,8 +200,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         """Translate one SDK stream event into the AG-UI events it causes (maybe none).
 
         Raw Responses events, nearly all of a stream, go straight to their handler in
-        ``raw_event_handlers`` (the same lookup as ``_translate_raw``, inlined for speed); the
-        table ``_dispatch`` covers every stream event kind.
+        ``raw_event_handlers``; the table ``_dispatch`` covers the other stream event kinds.
         """
         if event.type == "raw_response_event":
             data = event.data
@@ -248,22 +246,17 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     # Dispatch ---------------------------------------------------------------------------------
 
-    def _translate_raw(self, event: Any) -> Events:
-        data = event.data
-        handler = self._raw.get(data.type)
-        return handler(data) if handler is not None else []
-
     def _translate_run_item(self, event: Any) -> Events:
-        # Every SDK run item class carries one fixed ``type`` tag, and reading an attribute of
-        # a run item goes through the SDK's Python ``__getattribute__``: look the tag up once
-        # per class.
+        # Each run item class of ``agents.items`` has one fixed ``type`` tag, and reading an
+        # attribute of a run item goes through the SDK's Python ``__getattribute__``: look the
+        # tag up once per class. Other classes (subclasses included) go by their tag each time.
         item: RunItem = event.item
         cls = type(item)
         if cls in self._items_by_class:
             handler = self._items_by_class[cls]
         else:
             handler = self._items.get(item.type)
-            if issubclass(cls, RunItemBase):
+            if cls.__module__ == RunItemBase.__module__:
                 self._items_by_class[cls] = handler
         return handler(item) if handler is not None else []
 

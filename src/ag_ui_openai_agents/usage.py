@@ -24,35 +24,39 @@ _COUNT_FIELDS = (
 Counts = Sequence[int | None]
 
 
-def _count(value: Any) -> int:
-    """A positive token count the wire can carry, else 0."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _MAX_TOKEN_COUNT:
+def _count(value: Any) -> int | None:
+    """A token count the wire can carry (zero included), else None: not a count at all."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_TOKEN_COUNT:
         return value
-    return 0
+    return None
 
 
 def _response_counts(usage: Any) -> Counts | None:
     """The counts of a Responses or SDK usage object, in ``_COUNT_FIELDS`` order (None: none).
 
     Reasoning and cached tokens are parts of the output and input totals, as AG-UI counts them.
+    A count that is missing reads as zero; one that is not a count the wire can carry (a
+    negative, a float, a number beyond 2**53 - 1) is left unset rather than reported.
     """
     if usage is None:
         return None
     input_tokens = _count(getattr(usage, "input_tokens", 0))
     output_tokens = _count(getattr(usage, "output_tokens", 0))
-    total = _count(getattr(usage, "total_tokens", 0)) or input_tokens + output_tokens
+    total = _count(getattr(usage, "total_tokens", 0)) or (input_tokens or 0) + (output_tokens or 0)
     if not (input_tokens or output_tokens or total):
         return None
     input_details = getattr(usage, "input_tokens_details", None)
     output_details = getattr(usage, "output_tokens_details", None)
-    cached = _count(getattr(input_details, "cached_tokens", 0))
-    reasoning = _count(getattr(output_details, "reasoning_tokens", 0))
-    return (input_tokens, output_tokens, total, reasoning or None, cached or None, None)
+    cached = _count(getattr(input_details, "cached_tokens", 0)) or None
+    reasoning = _count(getattr(output_details, "reasoning_tokens", 0)) or None
+    return (input_tokens, output_tokens, total, reasoning, cached, None)
 
 
 def _entry(provider: str | None, model: str | None, counts: Counts) -> TokenUsage:
+    """One AG-UI entry; a sum grown beyond what the wire can carry is left unset."""
     values: dict[str, Any] = {"provider": provider, "model": model}
-    values.update(zip(_COUNT_FIELDS, counts, strict=True))
+    for name, value in zip(_COUNT_FIELDS, counts, strict=True):
+        values[name] = value if value is None or value <= _MAX_TOKEN_COUNT else None
     return TokenUsage(**{name: value for name, value in values.items() if value is not None})
 
 
@@ -105,10 +109,10 @@ class UsageTally:
         """Add what the SDK's run total holds beyond the stream: agents used as tools."""
         if run_total is None:
             return
-        input_tokens = max(_count(getattr(run_total, "input_tokens", 0)) - self._streamed_input, 0)
-        output_tokens = max(
-            _count(getattr(run_total, "output_tokens", 0)) - self._streamed_output, 0
-        )
+        reported_input = _count(getattr(run_total, "input_tokens", 0)) or 0
+        reported_output = _count(getattr(run_total, "output_tokens", 0)) or 0
+        input_tokens = max(reported_input - self._streamed_input, 0)
+        output_tokens = max(reported_output - self._streamed_output, 0)
         if input_tokens or output_tokens:
             total = input_tokens + output_tokens
             self._add((None, None), (input_tokens, output_tokens, total, None, None, None))
