@@ -90,7 +90,7 @@ async def _child(workload: str, side: str) -> None:
     events = await record(WORKLOADS[workload]())
     request = run_input()
     produced = await collect_agui(events, request)
-    plan = await plan_bound(events, request)
+    plan = plan_bound(events, request, produced)
     encode = EventEncoder().encode
     gc.collect()
     gc.freeze()

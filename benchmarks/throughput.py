@@ -234,15 +234,17 @@ def _recipe(event: BaseEvent) -> Recipe:
     return _builders[key], tuple(getattr(event, name) for name in names)
 
 
-async def plan_bound(events: Sequence[StreamEvent], run_input: RunAgentInput) -> BoundPlan:
+def plan_bound(
+    events: Sequence[StreamEvent], run_input: RunAgentInput, produced: Sequence[BaseEvent]
+) -> BoundPlan:
     """Which AG-UI events follow each SDK event in a real translation, as recipes.
 
     The lifecycle events ``to_agui`` adds (RUN_STARTED, the closing snapshot, RUN_FINISHED)
-    are taken from a real translation too; the events the engine makes are attributed to
-    the SDK event that caused them. The snapshot is rebuilt around the same message objects
-    (its messages are not rebuilt), which only flatters the bound.
+    are taken from ``produced``, the events of a real translation (:func:`collect_agui`);
+    the events the engine makes are attributed to the SDK event that caused them. The
+    snapshot is rebuilt around the same message objects (its messages are not rebuilt),
+    which only flatters the bound.
     """
-    produced = await collect_agui(events, run_input)
     engine = OpenAIToAGUITranslator(run_input)
     after = [engine.translate(event) for event in events]
     streamed = sum(len(batch) for batch in after)
@@ -250,7 +252,7 @@ async def plan_bound(events: Sequence[StreamEvent], run_input: RunAgentInput) ->
     if after:
         after[-1] = [*after[-1], *tail]
     else:
-        head = produced
+        head = list(produced)
     return [_recipe(e) for e in head], [[_recipe(e) for e in batch] for batch in after]
 
 
@@ -298,7 +300,7 @@ async def measure_throughput(
     """
     encoder = EventEncoder()
     produced = await collect_agui(events, run_input)
-    plan = await plan_bound(events, run_input)
+    plan = plan_bound(events, run_input, produced)
     sides: dict[str, Callable[[], Awaitable[Timing]]] = {
         "floor": lambda: time_floor(events, produced, encoder),
         "total": lambda: time_total(events, run_input, encoder),

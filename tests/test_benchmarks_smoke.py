@@ -71,8 +71,8 @@ def test_the_bound_yields_what_the_translator_yields(workload: Workload) -> None
     async def both() -> tuple[list[Any], list[Any]]:
         events = await record(workload)
         request = run_input()
-        plan = await plan_bound(events, request)
         translated = await collect_agui(events, request)
+        plan = plan_bound(events, request, translated)
         return translated, [event async for event in bound_events(events, plan)]
 
     translated, rebuilt = asyncio.run(both())
