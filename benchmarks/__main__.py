@@ -25,6 +25,7 @@ from agents import set_tracing_disabled
 from agents.stream_events import StreamEvent
 
 from ._support import machine, run_input
+from .real_run import measure_real_run
 from .report import markdown_report
 from .server_load import ServerConfig, choose_target, measure_server
 from .throughput import (
@@ -51,6 +52,8 @@ class Settings:
     repetitions: int = 9
     warmups: int = 2
     sample_seconds: float = 0.3
+    real_run_deltas: int = 10_000
+    real_run_repetitions: int = 9
     server: bool = True
     server_app: str = "auto"
     servers: tuple[ServerConfig, ...] = (ServerConfig(1), ServerConfig(2), ServerConfig(2, True))
@@ -73,6 +76,8 @@ class Settings:
             repetitions=2,
             warmups=0,
             sample_seconds=0.0,
+            real_run_deltas=100,
+            real_run_repetitions=2,
             servers=(ServerConfig(1),),
             clients=(1, 4),
             server_repetitions=1,
@@ -131,6 +136,31 @@ async def _throughput(settings: Settings, data: dict[str, Any]) -> None:
     gc.collect()
 
 
+async def _real_run(settings: Settings, data: dict[str, Any]) -> None:
+    request = run_input()
+    workloads = [
+        long_answer(settings.real_run_deltas),
+        tool_turns(settings.tool_turns),
+        handoff_chain(settings.handoff_agents, settings.handoffs),
+    ]
+    results = []
+    for workload in workloads:
+        result = await measure_real_run(
+            workload,
+            request,
+            repetitions=settings.real_run_repetitions,
+            warmups=min(settings.warmups, 1),
+        )
+        entry = result.as_dict()
+        results.append(entry)
+        print(
+            f"real run, {result.name:<44} bare {entry['bare_median_us']:7.2f} us  "
+            f"adapted {entry['adapted_median_us']:7.2f} us per SDK event",
+            flush=True,
+        )
+    data["real_run"] = results
+
+
 def _print_throughput(result: ThroughputResult) -> None:
     total, floor, ratio = result.total_us_per_event, result.floor_us_per_event, result.ratio
     bound = result.bound_ratio
@@ -187,6 +217,7 @@ async def run_benchmarks(settings: Settings, command: str = "") -> dict[str, Any
         },
     }
     await _throughput(settings, data)
+    await _real_run(settings, data)
     if settings.server:
         await _server(settings, data)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
@@ -223,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings.quick() if args.quick else Settings()
     if args.repetitions:
         settings.repetitions = args.repetitions
+        settings.real_run_repetitions = args.repetitions
     if args.server_repetitions:
         settings.server_repetitions = args.server_repetitions
     settings.server = not args.skip_server

@@ -81,6 +81,38 @@ def _scaling_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _real_run_table(runs: Sequence[dict[str, Any]], replays: Sequence[dict[str, Any]]) -> str:
+    """Runs bare and adapted; the translation's share comes from the replay of the same stream."""
+    replay = {entry["name"]: entry for entry in replays}
+    rows = []
+    for run in runs:
+        same = replay.get(run["name"])
+        translation = "n/a"
+        if same is not None:
+            # What translating adds per SDK event in the replay (total - floor, medians).
+            added = same["total_us_per_event"]["median"] - same["floor_us_per_event"]["median"]
+            translation = f"{added / run['adapted_median_us']:.1%}"
+        rows.append(
+            [
+                run["name"],
+                f"{run['sdk_events']:,}",
+                fmt_spread(run["bare_us_per_event"], 1),
+                fmt_spread(run["adapted_us_per_event"], 1),
+                fmt_spread([share * 100 for share in run["added_share"]], 1),
+                translation,
+            ]
+        )
+    headers = [
+        "workload",
+        "SDK events",
+        "run alone µs/SDK event",
+        "run + to_agui + encoding µs/SDK event",
+        "added by to_agui + encoding, %",
+        "translation alone (replay total - floor)",
+    ]
+    return table(headers, rows)
+
+
 def _server_table(levels: Sequence[dict[str, Any]]) -> str:
     rows = []
     for level in levels:
@@ -148,6 +180,17 @@ def markdown_report(data: dict[str, Any]) -> str:
             _throughput_table(data["throughput"]),
             "",
             note,
+            "",
+        ]
+    if data.get("real_run"):
+        parts += [
+            "## Inside a real run",
+            "",
+            _real_run_table(data["real_run"], data.get("throughput", [])),
+            "",
+            "The whole `Runner.run_streamed` run on the scripted model, which answers at once; "
+            "bare and adapted runs alternate. The last column divides what translating adds "
+            "per SDK event in the replay above (total - floor) by the adapted run's time.",
             "",
         ]
     scaling = _scaling_lines(data)

@@ -100,6 +100,20 @@ def test_linearity_and_memory_are_reported(results: dict[str, Any]) -> None:
     assert _finite(memory["translate_ratio"])
 
 
+def test_real_runs_stream_what_was_recorded(results: dict[str, Any]) -> None:
+    """Each real run streams as many SDK events as the recording of the same workload."""
+    recorded = {entry["name"]: entry["sdk_events"] for entry in results["throughput"]}
+    runs = results["real_run"]
+    assert len(runs) == 3
+    for run in runs:
+        assert run["sdk_events"] == recorded[run["name"]]
+        for key in ("bare_us_per_event", "adapted_us_per_event", "added_share"):
+            assert len(run[key]) == Settings.quick().real_run_repetitions
+            assert all(_finite(value) for value in run[key])
+        assert all(value > 0 for value in run["bare_us_per_event"] + run["adapted_us_per_event"])
+        assert all(share < 1 for share in run["added_share"])
+
+
 def test_server_levels_stream_only_valid_runs(results: dict[str, Any]) -> None:
     server = results["server"]
     assert "scripted model" in server["target"]
@@ -120,7 +134,13 @@ def test_results_files_are_written(results: dict[str, Any]) -> None:
     assert saved["machine"]["nproc"] >= 1
     assert set(saved["machine"]["packages"]) >= {"openai-agents", "ag-ui-protocol"}
     report = (out / "results.md").read_text()
-    for heading in ("## Translator throughput", "## Linear cost and memory", "## Server"):
+    headings = (
+        "## Translator throughput",
+        "## Inside a real run",
+        "## Linear cost and memory",
+        "## Server",
+    )
+    for heading in headings:
         assert heading in report
 
 
