@@ -1,12 +1,15 @@
 """Shared helpers: the test-suite modules loaded by path, requests, and the machine's description.
 
-The scripted Responses model and the AG-UI stream checker live under ``tests/support``; they
-are loaded from their files so the benchmarks need no test configuration on ``sys.path``. When
-the test suite has already imported them (the smoke test), those same module objects are used.
+The scripted Responses model and the AG-UI stream checker live under ``tests/support``, split
+over sibling modules that import each other relatively. That directory is loaded from its path
+as a private package, so the benchmarks need no test configuration on ``sys.path``. Under the
+test suite (``tests`` on ``sys.path``), the suite's own ``support`` modules are used instead, so
+the smoke test and the benchmarks share one copy of every class.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import importlib.util
 import os
@@ -20,25 +23,42 @@ from ag_ui.core import RunAgentInput, UserMessage
 
 ROOT = Path(__file__).resolve().parent.parent
 SUPPORT_DIR = ROOT / "tests" / "support"
+_PACKAGE = "_benchmarks_support"
 
 __all__ = ["ROOT", "invariants", "machine", "run_input", "scripted"]
 
 
-def _load(name: str) -> ModuleType:
-    """``tests/support/<name>.py``, imported from its path (or reused when already imported)."""
-    qualified = f"support.{name}"
-    if qualified in sys.modules:
-        return sys.modules[qualified]
-    private = f"_benchmarks_support_{name}"
-    if private in sys.modules:
-        return sys.modules[private]
-    spec = importlib.util.spec_from_file_location(private, SUPPORT_DIR / f"{name}.py")
+def _package() -> ModuleType:
+    """``tests/support`` as the private package ``_benchmarks_support`` (imported once)."""
+    known = sys.modules.get(_PACKAGE)
+    if known is not None:
+        return known
+    init = SUPPORT_DIR / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        _PACKAGE, init, submodule_search_locations=[str(SUPPORT_DIR)]
+    )
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {SUPPORT_DIR / name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[private] = module
-    spec.loader.exec_module(module)
-    return module
+        raise ImportError(f"cannot load {init}")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[_PACKAGE] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+def _tests_on_path() -> bool:
+    """Whether ``tests`` is on ``sys.path``, as the test suite puts it: ``support`` is ours."""
+    tests = SUPPORT_DIR.parent.resolve()
+    return any(entry and Path(entry).resolve() == tests for entry in sys.path)
+
+
+def _load(name: str) -> ModuleType:
+    """``tests/support/<name>.py``: the test suite's own module when ``tests`` is importable
+    (so objects built by either side are of the same classes), else the private package."""
+    qualified = f"support.{name}"
+    if qualified in sys.modules or _tests_on_path():
+        return importlib.import_module(qualified)
+    _package()
+    return importlib.import_module(f"{_PACKAGE}.{name}")
 
 
 def scripted() -> ModuleType:
