@@ -32,6 +32,8 @@ from starlette.types import ASGIApp
 
 E2E_DIR = Path(__file__).resolve().parents[2] / "e2e"
 RUN_CLIENT = E2E_DIR / "run-client.mjs"
+COPILOTKIT_DIR = E2E_DIR / "copilotkit"
+COPILOTKIT_RUNTIME = COPILOTKIT_DIR / "runtime.mjs"
 CLIENT_VERSIONS: tuple[Literal["v1", "v0"], ...] = ("v1", "v0")
 MIN_NODE_MAJOR = 18
 NPM_INSTALL_TIMEOUT_SECONDS = 300.0
@@ -64,9 +66,9 @@ def node_available() -> bool:
     return major is not None and major >= MIN_NODE_MAJOR and shutil.which("npm") is not None
 
 
-def _pinned_versions() -> dict[str, str]:
-    """Dependency name -> exact version, as pinned in e2e/package.json."""
-    manifest = json.loads((E2E_DIR / "package.json").read_text(encoding="utf-8"))
+def _pinned_versions(folder: Path = E2E_DIR) -> dict[str, str]:
+    """Dependency name -> exact version, as pinned in ``folder``'s package.json."""
+    manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     pinned: dict[str, str] = {}
     for name, spec in manifest["dependencies"].items():
         # An npm alias reads "npm:<package>@<version>".
@@ -74,25 +76,29 @@ def _pinned_versions() -> dict[str, str]:
     return pinned
 
 
-def _installed_version(name: str) -> str | None:
-    """Version of a package installed in e2e/node_modules, or None."""
-    manifest = E2E_DIR / "node_modules" / name / "package.json"
+def _installed_version(name: str, folder: Path = E2E_DIR) -> str | None:
+    """Version of a package installed in ``folder``'s node_modules, or None."""
+    manifest = folder / "node_modules" / name / "package.json"
     if not manifest.is_file():
         return None
     version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
     return version if isinstance(version, str) else None
 
 
-def node_modules_current() -> bool:
-    """True when every pinned dependency is installed at its pinned version."""
-    return all(_installed_version(name) == version for name, version in _pinned_versions().items())
+def node_modules_current(folder: Path = E2E_DIR) -> bool:
+    """True when every pinned dependency of ``folder`` is installed at its pinned version."""
+    return all(
+        _installed_version(name, folder) == version
+        for name, version in _pinned_versions(folder).items()
+    )
 
 
 _install_lock = threading.Lock()
 
 
-def ensure_node_modules() -> None:
-    """Install the pinned clients into e2e/node_modules unless they are already there.
+def ensure_node_modules(folder: Path = E2E_DIR) -> None:
+    """Install ``folder``'s pinned packages (by default the clients in e2e/) into its
+    node_modules unless they are already there.
 
     Skips the calling test when Node or npm is missing; fails it when ``npm install``
     does not succeed.
@@ -103,22 +109,22 @@ def ensure_node_modules() -> None:
             "(install Node to run them)"
         )
     with _install_lock:
-        if node_modules_current():
+        if node_modules_current(folder):
             return
         npm = shutil.which("npm")
         assert npm is not None
         try:
             proc = subprocess.run(
                 [npm, "install", "--no-audit", "--no-fund", "--no-package-lock"],
-                cwd=E2E_DIR,
+                cwd=folder,
                 capture_output=True,
                 text=True,
                 timeout=NPM_INSTALL_TIMEOUT_SECONDS,
             )
         except subprocess.TimeoutExpired:
-            pytest.fail(f"npm install in {E2E_DIR} timed out ({NPM_INSTALL_TIMEOUT_SECONDS} s)")
-        if proc.returncode != 0 or not node_modules_current():
-            pytest.fail(f"npm install in {E2E_DIR} failed:\n{proc.stdout}\n{proc.stderr}")
+            pytest.fail(f"npm install in {folder} timed out ({NPM_INSTALL_TIMEOUT_SECONDS} s)")
+        if proc.returncode != 0 or not node_modules_current(folder):
+            pytest.fail(f"npm install in {folder} failed:\n{proc.stdout}\n{proc.stderr}")
 
 
 def run_client(
