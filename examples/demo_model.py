@@ -193,8 +193,12 @@ class _Turn:
             if output_schema is None or output_schema.is_plain_text()
             else output_schema.json_schema()
         )
+        choice = settings.tool_choice if isinstance(settings.tool_choice, str) else None
         self.plan: Plan = plan_turn(
-            read_conversation(instructions, items), specs, output_schema=schema
+            read_conversation(instructions, items),
+            specs,
+            output_schema=schema,
+            tool_choice=None if choice in ("auto", "none") else choice,
         )
         request = json.dumps(
             [instructions, _plain(items), [spec.name for spec in specs]],

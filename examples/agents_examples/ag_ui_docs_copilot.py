@@ -1,8 +1,10 @@
-"""AG-UI Docs Copilot: an agent that answers questions from this package's README.
+"""AG-UI Docs Copilot: an agent that answers questions from two documents it reads on demand.
 
 The endpoint is written out in full with :class:`AGUITranslator`, one step after the other:
 RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``EventEncoder``.
-The agent reads the README on demand, one section at a time, through two tools.
+Two tools look things up, one section at a time: ``read_ag_ui_openai_agents_docs`` reads this
+package's README, ``read_ag_ui_protocol_docs`` a short AG-UI protocol summary shipped with the
+examples. Both take an optional ``heading``; without one they list the document's headings.
 """
 
 from __future__ import annotations
@@ -22,75 +24,97 @@ from fastapi.responses import StreamingResponse
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "Answers AG-UI integration questions from the package README."
+DESCRIPTION = "Answers AG-UI integration questions from the package README and a protocol summary."
 README = Path(__file__).resolve().parents[2] / "README.md"
+PROTOCOL_SUMMARY = Path(__file__).resolve().parents[1] / "docs" / "ag_ui_protocol.md"
 logger = logging.getLogger(__name__)
-_HEADING = re.compile(r"^(#{1,4})\s+(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-def readme_sections(text: str) -> dict[str, str]:
-    """Split markdown into ``{heading: body}``, ignoring ``#`` lines inside code fences."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
+def markdown_sections(text: str) -> dict[str, str]:
+    """Split markdown into ``{heading: body}``; a body runs to the next heading of the same or a
+    higher level, so it holds its subsections. ``#`` lines inside code fences are not headings.
+    """
+    lines = text.splitlines()
+    headings: list[tuple[int, int, str]] = []  # (line index, level, title)
     fenced = False
-    for line in text.splitlines():
+    for index, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
-        heading = None if fenced else _HEADING.match(line)
-        if heading:
-            current = sections.setdefault(heading.group(2), [])
-        elif current is not None:
-            current.append(line)
-    return {title: "\n".join(body).strip() for title, body in sections.items()}
+        match = None if fenced else _HEADING.match(line)
+        if match:
+            headings.append((index, len(match.group(1)), match.group(2)))
+    sections: dict[str, str] = {}
+    for position, (index, level, title) in enumerate(headings):
+        later = [i for i, lvl, _ in headings[position + 1 :] if lvl <= level]
+        body = "\n".join(lines[index + 1 : later[0] if later else len(lines)]).strip()
+        sections.setdefault(title, body)
+    return sections
 
 
-def _load_sections() -> dict[str, str]:
-    return readme_sections(README.read_text(encoding="utf-8")) if README.exists() else {}
-
-
-def _closest_title(wanted: str, titles: list[str]) -> str | None:
-    """The title equal to ``wanted`` (any case), else the one sharing the most words."""
-    for title in titles:
-        if title.lower() == wanted.strip().lower():
-            return title
+def _closest_heading(wanted: str, headings: list[str]) -> str | None:
+    """The heading equal to ``wanted`` (any case), else the one sharing the most words."""
+    for heading in headings:
+        if heading.lower() == wanted.strip().lower():
+            return heading
     words = set(re.findall(r"[a-z0-9]+", wanted.lower()))
-    scored = [(len(words & set(re.findall(r"[a-z0-9]+", t.lower()))), t) for t in titles]
+    scored = [(len(words & set(re.findall(r"[a-z0-9]+", h.lower()))), h) for h in headings]
     best = max(scored, default=(0, ""), key=lambda pair: pair[0])
     return best[1] if best[0] > 0 else None
 
 
-@function_tool
-def list_readme_sections() -> str:
-    """List the section titles of the ag-ui-openai-agents README, one per line."""
-    titles = list(_load_sections())
-    return "\n".join(titles) if titles else "The README has no sections."
-
-
-@function_tool
-def read_readme_section(title: str) -> str:
-    """Read one section of the ag-ui-openai-agents README.
-
-    Args:
-        title: The section title, as listed by list_readme_sections.
-    """
-    sections = _load_sections()
-    found = _closest_title(title, list(sections))
+def read_section(document: Path, heading: str) -> str:
+    """One section of ``document`` as markdown, or its headings (one per line) when ``heading``
+    is empty or matches none."""
+    text = document.read_text(encoding="utf-8") if document.exists() else ""
+    sections = markdown_sections(text)
+    if not sections:
+        return f"{document.name} has no sections."
+    listing = "\n".join(sections)
+    if not heading.strip():
+        return listing
+    found = _closest_heading(heading, list(sections))
     if found is None:
-        return f"No README section matches {title!r}. Sections: {', '.join(sections)}."
+        return f"No section matches {heading!r}. The headings are:\n{listing}"
     return f"## {found}\n\n{sections[found]}"
 
 
+# Not strict: ``heading`` may be left out, which lists the headings.
+@function_tool(strict_mode=False)
+def read_ag_ui_openai_agents_docs(heading: str = "") -> str:
+    """Read a section of the ag-ui-openai-agents README: installation, the translator, the
+    wrapper, the FastAPI route, tools, shared state, approvals and examples.
+
+    Args:
+        heading: The section heading to read; leave it out to list the headings.
+    """
+    return read_section(README, heading)
+
+
+@function_tool(strict_mode=False)
+def read_ag_ui_protocol_docs(heading: str = "") -> str:
+    """Read a section of the AG-UI protocol 1.0 summary: the request, lifecycle, events,
+    outcomes, interrupts, usage and subagents.
+
+    Args:
+        heading: The section heading to read; leave it out to list the headings.
+    """
+    return read_section(PROTOCOL_SUMMARY, heading)
+
+
 def build_agent(settings: ExampleSettings) -> Agent[Any]:
-    """The copilot: it owns its instructions and its two README tools."""
+    """The copilot: it owns its instructions and its two documentation tools."""
     return Agent(
         name="AG-UI Docs Copilot",
         instructions=(
             "You answer developer questions about ag-ui-openai-agents, the package that connects "
-            "OpenAI Agents SDK agents to AG-UI clients. Look up the README before answering: "
-            "list its sections, read the relevant ones, and cite the section you used. "
+            "OpenAI Agents SDK agents to AG-UI clients, and about the AG-UI protocol. Look the "
+            "answer up before replying: read_ag_ui_openai_agents_docs for the package, "
+            "read_ag_ui_protocol_docs for the protocol. Call a tool without a heading to see "
+            "its headings, then read the relevant sections, and cite the section you used. "
             "Be clear and concise."
         ),
-        tools=[list_readme_sections, read_readme_section],
+        tools=[read_ag_ui_openai_agents_docs, read_ag_ui_protocol_docs],
         model=settings.model,
     )
 

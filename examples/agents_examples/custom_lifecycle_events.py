@@ -1,14 +1,15 @@
 """Custom lifecycle events: a CUSTOM event after RUN_STARTED and one before RUN_FINISHED.
 
-The start event describes the request; the end event summarises the run from the SDK's
-``RunResultStreaming`` (agent, tool calls, model calls, tokens, time). Reading the result needs
-the translator directly: the wrapper does not expose it.
+The start event (``run_context``) describes the request. The end event (``run_usage``) comes
+after MESSAGES_SNAPSHOT and carries the run's token totals, read from the SDK's
+``RunResultStreaming`` once the stream is over; a page can attach it to the last assistant
+message of the snapshot. Reading the result needs the translator directly: the wrapper does not
+expose it.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,14 +17,13 @@ from ag_ui.core import CustomEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from ag_ui_openai_agents import AGUITranslator
 from agents import Agent, Runner, function_tool
-from agents.items import ToolCallItem
 from agents.result import RunResultStreaming
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "Start and end CUSTOM events computed from run data."
+DESCRIPTION = "Start and end CUSTOM events computed from run data (run_context, run_usage)."
 logger = logging.getLogger(__name__)
 
 
@@ -38,7 +38,7 @@ def count_words(text: str) -> str:
 
 
 def build_agent(settings: ExampleSettings) -> Agent[Any]:
-    """A small assistant with one tool, so the summary has something to count."""
+    """A small assistant with one tool, so a run can take more than one model call."""
     return Agent(
         name="Word counter",
         instructions="Answer briefly. Use count_words when the user asks how long a text is.",
@@ -59,24 +59,17 @@ def run_started_event(body: RunAgentInput) -> CustomEvent:
     )
 
 
-def run_summary_event(result: RunResultStreaming, started: float) -> CustomEvent:
-    """What the run did, read from the finished ``RunResultStreaming``."""
-    calls = [item.raw_item for item in result.new_items if isinstance(item, ToolCallItem)]
+def run_usage_event(result: RunResultStreaming) -> CustomEvent:
+    """The run's token totals, every model call included, from the finished result."""
     usage = result.context_wrapper.usage
     return CustomEvent(
-        name="run_summary",
-        value={
-            "agent": result.current_agent.name,
-            "tool_calls": [getattr(call, "name", None) for call in calls],
-            "model_calls": usage.requests,
-            "total_tokens": usage.total_tokens,
-            "duration_ms": round((time.perf_counter() - started) * 1000),
-        },
+        name="run_usage",
+        value={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
     )
 
 
 def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
-    """Add ``POST path``: one run framed by the two custom events."""
+    """Add ``POST path``: one run framed by ``run_context`` and ``run_usage``."""
     agent = build_agent(settings)
     translator = AGUITranslator()
 
@@ -85,7 +78,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
-            started = time.perf_counter()
             translated = translator.to_openai(body)
             result = Runner.run_streamed(
                 agent,
@@ -99,7 +91,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
                     body,
                     start_custom_event=run_started_event(body),
                     # A function: it runs after the stream ends, when the result is complete.
-                    end_custom_event=lambda: run_summary_event(result, started),
+                    end_custom_event=lambda: run_usage_event(result),
                 ):
                     yield encoder.encode(event)
             except Exception:  # The client already has RUN_ERROR; keep the details in the log.

@@ -1,8 +1,9 @@
 """Dynamic system prompt: instructions written from the AG-UI context of each request.
 
-The page shares facts in ``RunAgentInput.context`` (for example the user's name and the page
-they are on). The wrapper puts that list in the SDK context slot, and the agent's instructions
-function turns it into a prompt on every model call.
+The page shares facts in ``RunAgentInput.context``: a ``Reply language`` item (the language the
+user picked) and any others, such as the user's name or the page they are on. The wrapper puts
+that list in the SDK context slot, and the agent's instructions function turns it into a prompt
+on every model call, so a new language applies from the next message on.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "Instructions derived from the AG-UI context."
+DESCRIPTION = "Instructions derived from the AG-UI context (reply language and page facts)."
+REPLY_LANGUAGE = "Reply language"
 
 
 def _field(item: Any, name: str) -> str:
@@ -30,19 +32,37 @@ def _entries(context: Any) -> list[tuple[str, str]]:
     return [(_field(item, "description"), _field(item, "value")) for item in items]
 
 
+def _reply_language(entries: list[tuple[str, str]]) -> str | None:
+    """The value of the last non-empty ``Reply language`` item, if the page sent one."""
+    languages = [
+        value.strip()
+        for description, value in entries
+        if description.strip().lower() == REPLY_LANGUAGE.lower() and value.strip()
+    ]
+    return languages[-1] if languages else None
+
+
 def build_instructions(wrapper: RunContextWrapper[Any], agent: Agent[Any]) -> str:
     """Write the prompt from what the page shared in this request."""
     entries = _entries(wrapper.context)
-    if not entries:
-        return (
+    language = _reply_language(entries)
+    facts = [(d, v) for d, v in entries if d.strip().lower() != REPLY_LANGUAGE.lower()]
+    if facts:
+        shared = "; ".join(f"{description}: {value}" for description, value in facts)
+        prompt = (
+            f"You are a helpful assistant for this page, which shared: {shared}. "
+            "Tailor every answer to these facts, and mention the one you relied on."
+        )
+    elif language:
+        prompt = "You are a helpful assistant."
+    else:
+        prompt = (
             "You are a helpful assistant, and the page shared nothing about the user; "
             "ask if you need to know more."
         )
-    facts = "; ".join(f"{description}: {value}" for description, value in entries)
-    return (
-        f"You are a helpful assistant for this page, which shared: {facts}. "
-        "Tailor every answer to these facts, and mention the one you relied on."
-    )
+    if language:
+        prompt += f" Always reply in {language}, whatever language the user writes in."
+    return prompt
 
 
 def build_agent(settings: ExampleSettings) -> Agent[Any]:

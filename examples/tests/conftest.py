@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from ag_ui.core import PROTOCOL_VERSION
 from agents import set_tracing_disabled
 
 # The repository's own tests hold the AG-UI stream checker (support.invariants).
@@ -52,3 +53,11 @@ async def client(settings: ExampleSettings) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=create_app(settings))
     async with httpx.AsyncClient(transport=transport, base_url="http://examples") as http:
         yield http
+
+
+@pytest.fixture(params=[PROTOCOL_VERSION, None], ids=["v1.0-client", "pre-1.0-client"])
+def protocol_version(request: pytest.FixtureRequest) -> str | None:
+    """Both kinds of client: one that sends ``protocolVersion`` and one that leaves it out
+    (as everything behind CopilotKit's runtime does)."""
+    value: str | None = request.param
+    return value

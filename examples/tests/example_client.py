@@ -152,7 +152,7 @@ async def post_run(
     assert response.headers["content-type"].startswith("text/event-stream")
     events = parse_sse(response.text)
     if check:
-        check_stream(events, run_input=run_input)
+        check_stream(events, run_input=run_input, pre_1_0=run_input.protocol_version is None)
     return Run(run_input, events)
 
 

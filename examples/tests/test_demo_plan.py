@@ -1,4 +1,4 @@
-"""The demo model's decisions: which tool, which arguments, which words."""
+"""The demo model's decisions: which tool to call next, or which text to write."""
 
 from __future__ import annotations
 
@@ -6,22 +6,15 @@ import json
 
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
-from demo_plan import (
-    Conversation,
-    PastCall,
-    ToolSpec,
-    fill_arguments,
-    plan_turn,
-    read_conversation,
-    related,
-    significant_words,
-)
+from demo_plan import Conversation, PastCall, ToolSpec, plan_turn
 
 WEATHER = ToolSpec(
     "get_weather",
     "Get the current weather for a city.",
     {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
 )
+
+
 REFUND = ToolSpec(
     "issue_refund",
     "Refund money on a customer order.",
@@ -30,36 +23,6 @@ REFUND = ToolSpec(
         "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"}},
     },
 )
-
-
-def test_words_and_matching() -> None:
-    assert significant_words("What's the weather in Paris?") == ["weather", "paris"]
-    assert related("write", "writer") and related("steps", "step")
-    assert not related("cat", "category")  # Too short to count as a prefix.
-
-
-def test_reads_the_last_user_message_and_what_followed() -> None:
-    items = [
-        {"role": "user", "content": "old question"},
-        {"type": "function_call", "call_id": "c0", "name": "get_weather", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "c0", "output": "old answer"},
-        {"role": "user", "content": [{"type": "input_text", "text": "new question"}]},
-        {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"},
-        {
-            "type": "function_call_output",
-            "call_id": "c1",
-            "output": [{"type": "input_text", "text": "sunny"}],
-        },
-        {"type": "function_call", "call_id": "c2", "name": "issue_refund", "arguments": "{}"},
-    ]
-    conversation = read_conversation("Be brief.", items)
-    assert conversation.user_text == "new question"
-    assert conversation.calls == (
-        PastCall("get_weather", "c1", "sunny"),
-        PastCall("issue_refund", "c2", None),
-    )
-    assert [call.call_id for call in conversation.answered] == ["c1"]
-    assert read_conversation(None, "just text") == Conversation("just text", "")
 
 
 def test_calls_the_tool_whose_name_matches() -> None:
@@ -110,59 +73,80 @@ def test_structured_answer_follows_the_schema() -> None:
     assert json.loads(plan.text) == {"city": "Rome", "days": 3}
 
 
-def test_arguments_from_words_ids_numbers_and_enums() -> None:
-    schema = {
-        "type": "object",
-        "properties": {
-            "order_id": {"type": "string"},
-            "amount": {"type": "number", "maximum": 100},
-            "speed": {"type": "string", "enum": ["standard", "express"]},
-            "notify": {"type": "boolean"},
-            "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-        },
-    }
-    conversation = Conversation(
-        "Refund 30 dollars on order A-17, express, about the broken lid", ""
-    )
-    assert fill_arguments(schema, conversation) == {
-        "order_id": "A-17",
-        "amount": 30.0,
-        "speed": "express",
-        "notify": True,
-        "note": "the broken lid",
-    }
-    assert (
-        fill_arguments(schema, Conversation("do not notify about order 4521", ""))["notify"]
-        is False
-    )
-
-
-def test_arrays_and_nested_definitions() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"steps": {"type": "array", "items": {"$ref": "#/$defs/Step"}}},
-        "$defs": {
-            "Step": {
-                "type": "object",
-                "properties": {"description": {"type": "string"}, "order": {"type": "integer"}},
-            }
-        },
-    }
-    steps = fill_arguments(schema, Conversation("Plan the steps to bake a cake", ""))["steps"]
-    assert steps == [
-        {"description": "First: bake a cake", "order": 1},
-        {"description": "Next: bake a cake", "order": 2},
-        {"description": "Finally: bake a cake", "order": 3},
-    ]
-
-
-def test_string_taken_from_an_earlier_output() -> None:
-    listed = PastCall("list_readme_sections", "c1", "Installation\nShared state\nExamples")
-    conversation = Conversation("What does the README say about shared state?", "", (listed,))
-    schema = {"type": "object", "properties": {"title": {"type": "string"}}}
-    assert fill_arguments(schema, conversation) == {"title": "Shared state"}
-
-
 def test_same_conversation_same_plan() -> None:
     conversation = Conversation("weather in Oslo", "Be brief.")
     assert plan_turn(conversation, [WEATHER]) == plan_turn(conversation, [WEATHER])
+
+
+def _agent_tool(name: str, description: str) -> ToolSpec:
+    schema = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
+    return ToolSpec(name, description, schema)
+
+
+TEAM = [
+    _agent_tool("research_topic", "Research a topic and return key facts."),
+    _agent_tool("write_prose", "Write prose from the notes research_topic returned."),
+    _agent_tool("critique_draft", "Critique the draft write_prose returned."),
+]
+
+
+def _next_call(text: str, calls: tuple[PastCall, ...] = ()) -> tuple[str, dict[str, str]] | None:
+    plan = plan_turn(Conversation(text, "", calls), TEAM)
+    if not plan.calls:
+        return None
+    [call] = plan.calls
+    return call.name, json.loads(call.arguments)
+
+
+def test_a_tool_named_in_the_description_comes_first_and_feeds_it() -> None:
+    request = "Write a short article about owls"
+    assert _next_call(request) == ("research_topic", {"input": request})
+    notes = PastCall("research_topic", "c1", "Owls hunt at night.")
+    assert _next_call(request, (notes,)) == ("write_prose", {"input": "Owls hunt at night."})
+    draft = PastCall("write_prose", "c2", "Owls are quiet hunters.")
+    # Nothing in the request names the critic: it follows the tool it works on.
+    assert _next_call(request, (notes, draft)) == (
+        "critique_draft",
+        {"input": "Owls are quiet hunters."},
+    )
+    review = PastCall("critique_draft", "c3", "Fine.")
+    assert _next_call(request, (notes, draft, review)) is None
+    plan = plan_turn(Conversation(request, "", (notes, draft, review)), TEAM)
+    assert plan.text is not None and "- critique_draft: Fine." in plan.text
+
+
+def test_no_fit_no_follow_up() -> None:
+    assert _next_call("What is 2 + 2?") is None
+
+
+def test_a_word_answered_by_one_tool_does_not_call_another() -> None:
+    package = ToolSpec("read_package_docs", "Read the package README.", {"type": "object"})
+    protocol = ToolSpec("read_protocol_docs", "Read the protocol summary.", {"type": "object"})
+    request = "What does the README say about state?"
+    first = plan_turn(Conversation(request, ""), [package, protocol])
+    assert [call.name for call in first.calls] == ["read_package_docs"]  # Both fit: first listed.
+    answered = PastCall("read_package_docs", "c1", "State is shared.")
+    second = plan_turn(Conversation(request, "", (answered,)), [package, protocol])
+    assert second.calls == () and second.text is not None
+
+
+def test_tool_choice_required_or_named_forces_a_call() -> None:
+    forced = plan_turn(Conversation("hello", ""), [REFUND, WEATHER], tool_choice="required")
+    assert [call.name for call in forced.calls] == ["issue_refund"]
+    named = plan_turn(
+        Conversation("weather in Rome", ""), [REFUND, WEATHER], tool_choice="issue_refund"
+    )
+    assert [call.name for call in named.calls] == ["issue_refund"]
+    assert "I must call issue_refund" in named.reasoning
+    free = plan_turn(Conversation("hello", ""), [REFUND, WEATHER])
+    assert free.calls == ()
+
+
+def test_replies_in_the_language_the_instructions_ask_for() -> None:
+    instructions = "You help. Always reply in Spanish, whatever language the user writes in."
+    plain = plan_turn(Conversation("hi", instructions), [])
+    assert plain.text is not None and plain.text.startswith("Usted escribió: «hi».")
+    assert "Mis instrucciones empiezan así: «You help.»" in plain.text
+    ran = PastCall("get_weather", "c1", "Sunny")
+    found = plan_turn(Conversation("weather in Paris", instructions, (ran,)), [WEATHER])
+    assert found.text == "Esto es lo que encontré:\n- get_weather: Sunny"

@@ -7,12 +7,10 @@ request is built from the previous turn's MESSAGES_SNAPSHOT.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 from ag_ui.core import (
-    Context,
     EventType,
     ResumeEntry,
     RunFinishedInterruptOutcome,
@@ -22,7 +20,7 @@ from ag_ui.core import (
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from support.invariants import StreamViolation, check_stream
 
-from agents_examples import EXAMPLES, ag_ui_docs_copilot
+from agents_examples import EXAMPLES
 from example_client import HAIKU, TASK_STEPS, Chat, Run
 
 
@@ -178,75 +176,3 @@ async def test_approval_left_undecided_pauses_again(client: httpx.AsyncClient) -
         # The snapshot puts the resumed call's result right after the call, before the user
         # message sent while it waited; the checker wants the request's messages kept as a prefix.
         pytest.xfail(f"snapshot reorders the history around a resumed call: {violation}")
-
-
-async def test_subagents_run_as_tools(client: httpx.AsyncClient) -> None:
-    run = await Chat(client, "/subagents").say("Research solar panels and write a short summary")
-    calls = run.tool_calls
-    assert [name for _, name, _ in calls] == ["research_topic", "write_draft"]
-    request = "Research solar panels and write a short summary"
-    assert all(args == {"input": request} for _, _, args in calls)
-    research, draft = (run.results[call_id] for call_id, _, _ in calls)
-    assert "List the three most useful facts" in research  # The researcher's own instructions.
-    assert "Write a short, plain paragraph" in draft
-    assert research[:40] in run.text
-    usage = run.finished.usage or []
-    assert any(entry.model is None for entry in usage), "sub-agent usage is counted"
-    success(run)
-
-
-async def test_custom_lifecycle_events_frame_the_run(client: httpx.AsyncClient) -> None:
-    request = "Count the words in: the quick brown fox jumps"
-    run = await Chat(client, "/custom_lifecycle_events").say(request)
-    assert run.events[1] == run.custom("run_context")
-    assert run.custom("run_context").value == {
-        "thread_id": "thread-1",
-        "message_count": 1,
-        "client_tools": [],
-    }
-    assert run.events[-2] == run.custom("run_summary")
-    summary = run.custom("run_summary").value
-    assert summary["agent"] == "Word counter"
-    assert summary["tool_calls"] == ["count_words"]
-    assert summary["model_calls"] == 2
-    usage = run.finished.usage or []
-    assert summary["total_tokens"] == sum(entry.total_tokens or 0 for entry in usage) > 0
-    [(call_id, _, args)] = run.tool_calls
-    assert run.results[call_id] == f"{len(args['text'].split())} words"
-
-
-async def test_dynamic_system_prompt_reads_the_context(client: httpx.AsyncClient) -> None:
-    context = [
-        Context(description="User name", value="Ada"),
-        Context(description="Current page", value="Billing"),
-    ]
-    run = await Chat(client, "/dynamic_system_prompt", context=context).say("Who am I?")
-    assert "User name: Ada; Current page: Billing" in run.text
-    # The wrapper was told not to append its own context block as well.
-    assert "The page shared:" not in run.text
-
-    bare = await Chat(client, "/dynamic_system_prompt").say("Who am I?")
-    assert "shared nothing" in bare.text
-
-
-async def test_docs_copilot_reads_the_readme_section(
-    client: httpx.AsyncClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    readme = tmp_path / "README.md"
-    readme.write_text(
-        "# Package\n\nIntro.\n\n## Installation\n\nRun `uv add it`.\n\n"
-        "## Shared state\n\nTools change the state with shared_state().\n\n"
-        "```bash\n# not a heading\n```\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setattr(ag_ui_docs_copilot, "README", readme)
-    run = await Chat(client, "/ag_ui_docs_copilot").say(
-        "What does the README say about shared state?"
-    )
-    (list_id, list_name, _), (read_id, read_name, read_args) = run.tool_calls
-    assert (list_name, read_name) == ("list_readme_sections", "read_readme_section")
-    assert run.results[list_id].splitlines() == ["Package", "Installation", "Shared state"]
-    assert read_args == {"title": "Shared state"}
-    assert "Tools change the state with shared_state()." in run.results[read_id]
-    assert "shared_state()" in run.text
-    success(run)

@@ -8,11 +8,18 @@ from typing import Any
 import pytest
 from ag_ui.core import Context, RunAgentInput, Tool, UserMessage
 from ag_ui_openai_agents import AGUITranslator
-from agents import Agent, Runner
+from agents import Agent, FunctionTool, RunContextWrapper, Runner
 from agents.items import ToolCallItem, ToolCallOutputItem
 from agents.result import RunResultStreaming
+from agents.tool_context import ToolContext
 
-from agents_examples import EXAMPLES, ExampleSettings, ag_ui_docs_copilot
+from agents_examples import (
+    EXAMPLES,
+    ExampleSettings,
+    ag_ui_docs_copilot,
+    dynamic_system_prompt,
+    subagents,
+)
 
 
 async def run(
@@ -38,7 +45,11 @@ def outputs(result: RunResultStreaming) -> list[str]:
     [
         ("agentic_chat", "Tell me a fun fact", []),
         ("backend_tool_rendering", "What's the weather in Lisbon?", ["get_weather"]),
-        ("subagents", "Research tides and write a note", ["research_topic", "write_draft"]),
+        (
+            "subagents",
+            "Research tides and write a note",
+            ["research_topic", "write_prose", "critique_draft"],
+        ),
         ("custom_lifecycle_events", "Count the words in: one two three", ["count_words"]),
         ("dynamic_system_prompt", "Hello", []),
     ],
@@ -50,10 +61,11 @@ async def test_example_agent_runs_offline(
     result = await run(agent, text, settings)
     assert [tool for tool, _ in calls(result)] == tools
     assert isinstance(result.final_output, str) and result.final_output
+    final = " ".join(result.final_output.split())
     for output in outputs(result):
-        assert output[:30] in result.final_output
+        assert " ".join(output.split())[:30] in final
     assert result.context_wrapper.usage.requests == len(result.raw_responses) + (
-        2 if name == "subagents" else 0  # Each specialist's own model call.
+        6 if name == "subagents" else 0  # Each specialist calls its tool, then answers.
     )
 
 
@@ -121,12 +133,90 @@ async def test_frontend_tool_stops_the_run(
     assert len(result.raw_responses) == 1  # Stopped at the client's tool: no second model call.
 
 
-async def test_docs_copilot_tools_read_the_real_readme(settings: ExampleSettings) -> None:
-    sections = ag_ui_docs_copilot.readme_sections(ag_ui_docs_copilot.README.read_text())
-    assert sections, "the package README has sections"
-    title = next(iter(sections))
-    agent = ag_ui_docs_copilot.build_agent(settings)
-    result = await run(agent, f"What does the README say about {title}?", settings)
-    listed, read = outputs(result)
-    assert listed.splitlines() == list(sections)
-    assert read.startswith("## ")
+@pytest.mark.parametrize(
+    ("tool", "document"),
+    [
+        ("read_ag_ui_openai_agents_docs", ag_ui_docs_copilot.README),
+        ("read_ag_ui_protocol_docs", ag_ui_docs_copilot.PROTOCOL_SUMMARY),
+    ],
+)
+async def test_docs_tools_read_the_shipped_documents(tool: str, document: Any) -> None:
+    sections = ag_ui_docs_copilot.markdown_sections(document.read_text(encoding="utf-8"))
+    assert len(sections) > 5, "the document has sections"
+    agent = ag_ui_docs_copilot.build_agent(ExampleSettings.offline_demo())
+    [found] = [t for t in agent.tools if isinstance(t, FunctionTool) and t.name == tool]
+    schema = found.params_json_schema
+    assert schema["properties"]["heading"]["type"] == "string"
+    assert "heading" not in schema.get("required", [])  # Optional: leave it out to list.
+
+    listing = await found.on_invoke_tool(_tool_context(tool, "{}"), "{}")
+    assert listing.splitlines() == list(sections)
+    heading = list(sections)[3]
+    arguments = json.dumps({"heading": heading.upper()})
+    section = await found.on_invoke_tool(_tool_context(tool, arguments), arguments)
+    assert section == f"## {heading}\n\n{sections[heading]}"
+    arguments = json.dumps({"heading": "zzz no such heading"})
+    missing = await found.on_invoke_tool(_tool_context(tool, arguments), arguments)
+    assert missing.startswith("No section matches 'zzz no such heading'.")
+    assert missing.endswith(listing)
+
+
+def _tool_context(name: str, arguments: str) -> ToolContext[Any]:
+    return ToolContext(
+        context=None, tool_name=name, tool_call_id="call-1", tool_arguments=arguments
+    )
+
+
+async def test_dynamic_instructions_turn_the_reply_language_into_an_instruction() -> None:
+    build = dynamic_system_prompt.build_instructions
+    agent = EXAMPLES["dynamic_system_prompt"].build_agent(ExampleSettings.offline_demo())
+    language = [Context(description="Reply language", value="French")]
+    assert build(RunContextWrapper(language), agent) == (
+        "You are a helpful assistant. Always reply in French, whatever language the user writes in."
+    )
+    both = [{"description": "User name", "value": "Ada"}, *language]
+    prompt = build(RunContextWrapper(both), agent)
+    assert prompt.startswith("You are a helpful assistant for this page, which shared: User name")
+    assert prompt.endswith("Always reply in French, whatever language the user writes in.")
+    blank = [Context(description="Reply language", value="  ")]
+    assert "Always reply" not in build(RunContextWrapper(blank), agent)
+
+
+@pytest.mark.parametrize(
+    ("name", "tool", "given"),
+    [
+        ("research_topic", "look_up_facts", "the history of coffee"),
+        ("write_prose", "outline_piece", "- Coffee came from Yemen.\n- Espresso came later."),
+        ("critique_draft", "measure_readability", "Coffee is old. People like it a lot."),
+    ],
+)
+async def test_each_specialist_calls_its_tool_then_writes(
+    settings: ExampleSettings, name: str, tool: str, given: str
+) -> None:
+    specialist = subagents.build_specialists(settings)[name]
+    result = Runner.run_streamed(specialist, given, run_config=settings.run_config)
+    kinds = [
+        getattr(event, "name", None) or getattr(getattr(event, "data", None), "type", None)
+        async for event in result.stream_events()
+    ]
+    assert "tool_called" in kinds and "tool_output" in kinds
+    assert kinds.index("tool_called") < kinds.index("response.output_text.delta")
+    assert [call for call, _ in calls(result)] == [tool]
+    [output] = outputs(result)
+    assert output and " ".join(output.split())[:30] in " ".join(result.final_output.split())
+    assert len(result.raw_responses) == 2  # The forced tool call, then the text.
+
+
+async def test_specialist_tools() -> None:
+    async def invoke(tool: FunctionTool, **arguments: str) -> str:
+        payload = json.dumps(arguments)
+        return str(await tool.on_invoke_tool(_tool_context(tool.name, payload), payload))
+
+    facts = await invoke(subagents.look_up_facts, topic="Solar energy")
+    assert facts.startswith("- Solar panels turn sunlight") and len(facts.splitlines()) == 3
+    unknown = await invoke(subagents.look_up_facts, topic="Tides")
+    assert unknown == "The fact sheet has nothing on 'Tides'; rely on general knowledge."
+    outline = await invoke(subagents.outline_piece, notes="Notes:\n- First fact\n\n* Second")
+    assert outline == "1. First fact\n2. Second"
+    measured = await invoke(subagents.measure_readability, text="One two three. Four five!")
+    assert measured == "5 words, 2 sentences, 2.5 words per sentence."

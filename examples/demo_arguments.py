@@ -1,0 +1,209 @@
+"""How the offline demo model fills a tool's arguments: from the JSON schema, the user's words
+and earlier tool outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from demo_conversation import Conversation, overlap, significant_words
+
+__all__ = ["fill", "fill_arguments", "schema_defs"]
+
+_PLACE_FIELDS = frozenset({"city", "location", "place", "destination", "country", "region", "town"})
+_WHOLE_FIELDS = frozenset(
+    {"input", "query", "question", "request", "prompt", "message", "text", "task", "instructions"}
+    | {"notes", "draft", "content", "body"}
+)
+_ID_FIELDS = frozenset({"id", "number", "code", "sku", "reference", "ref"})
+_LEADS = ("First:", "Next:", "Then:", "After that:")
+_FINAL_LEAD = "Finally:"
+
+
+def fill_arguments(schema: Mapping[str, Any], conversation: Conversation) -> Any:
+    """Arguments for a tool with ``schema``, chosen from the conversation."""
+    return fill(schema, "arguments", conversation, schema_defs(schema), None)
+
+
+def schema_defs(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    defs = schema.get("$defs", schema.get("definitions", {}))
+    return defs if isinstance(defs, Mapping) else {}
+
+
+def _resolve(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in defs:
+        return _resolve(defs[ref.rsplit("/", 1)[-1]], defs)
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [
+            o for o in schema.get(key, []) if isinstance(o, Mapping) and o.get("type") != "null"
+        ]
+        if options:
+            return _resolve(options[0], defs)
+    return schema
+
+
+def _type_of(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "string"
+    return str(kind)
+
+
+def fill(
+    schema: Mapping[str, Any],
+    name: str,
+    conversation: Conversation,
+    defs: Mapping[str, Any],
+    slot: tuple[int, int] | None,
+) -> Any:
+    """A value for ``schema``; ``slot`` is (position, count) inside an array, else None."""
+    schema = _resolve(schema, defs)
+    if "const" in schema:
+        return schema["const"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return _pick_enum(schema["enum"], conversation.user_text)
+    kind = _type_of(schema)
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {
+            key: fill(sub, key, conversation, defs, slot)
+            for key, sub in properties.items()
+            if not _left_out(key, sub, schema, conversation)
+        }
+    if kind == "array":
+        count = _item_count(schema)
+        items = schema.get("items", {"type": "string"})
+        return [fill(items, name, conversation, defs, (i, count)) for i in range(count)]
+    if kind in ("integer", "number"):
+        return _pick_number(schema, conversation.user_text, kind, slot)
+    if kind == "boolean":
+        negated = re.search(r"\b(no|not|don't|never|reject|deny)\b", conversation.user_text.lower())
+        return negated is None
+    if kind == "null":
+        return None
+    return _pick_string(name, conversation, slot)
+
+
+def _item_count(schema: Mapping[str, Any]) -> int:
+    """Three items, within ``minItems``/``maxItems``."""
+    low = int(schema.get("minItems", 0))
+    high = int(schema.get("maxItems", max(low, 3)))
+    return max(low, min(3, high))
+
+
+def _pick_enum(values: Sequence[Any], text: str) -> Any:
+    """The first enum value the user's words mention, else the first value."""
+    words = significant_words(text)
+    for value in values:
+        if overlap(words, str(value)):
+            return value
+    return values[0]
+
+
+def _pick_number(
+    schema: Mapping[str, Any], text: str, kind: str, slot: tuple[int, int] | None
+) -> int | float:
+    """The first number in the user's words, else the minimum (or 1); counts up in arrays."""
+    match = re.search(r"(?<![\w-])-?\d+(?:\.\d+)?(?![\w-])", text)
+    value = float(match.group()) if match else float(schema.get("minimum", 1))
+    if slot is not None and not match:
+        value += slot[0]
+    if "maximum" in schema:
+        value = min(value, float(schema["maximum"]))
+    if "minimum" in schema:
+        value = max(value, float(schema["minimum"]))
+    return int(value) if kind == "integer" else value
+
+
+def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | None) -> str:
+    """A string for ``name``: a place, the whole request, an earlier output, or the topic."""
+    field_words = set(re.findall(r"[a-z]+", name.lower()))
+    text = conversation.user_text
+    if field_words & _PLACE_FIELDS:
+        value = _place(text)
+    elif field_words & _ID_FIELDS and _identifier(text):
+        value = _identifier(text) or ""
+    elif field_words & _WHOLE_FIELDS and slot is None:
+        value = "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    else:
+        value = _from_outputs(conversation) or _topic(text)
+    if slot is None:
+        return value
+    position, count = slot
+    lead = _FINAL_LEAD if position == count - 1 and count > 1 else _LEADS[position % len(_LEADS)]
+    return f"{lead} {value}"
+
+
+def _place(text: str) -> str:
+    """The place named after "in", "for", "at"… ("weather in Paris" gives "Paris")."""
+    capitalised = re.search(
+        r"\b(?:in|for|at|to|near|of)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)", text
+    )
+    if capitalised:
+        return capitalised.group(1)
+    lower = re.search(r"\b(?:in|at|near)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", text.lower())
+    if lower:
+        return lower.group(1).title()
+    return _topic(text)
+
+
+def _identifier(text: str) -> str | None:
+    """The word that looks most like an identifier: letters with digits ("A-17") before bare
+    numbers ("4521")."""
+    tokens = [t.strip("#") for t in re.findall(r"#?\w+(?:-\w+)*", text) if re.search(r"\d", t)]
+    mixed = [token for token in tokens if re.search(r"[A-Za-z]", token)]
+    found = mixed or tokens
+    return found[0] if found else None
+
+
+def _left_out(
+    name: str, schema: Mapping[str, Any], parent: Mapping[str, Any], conversation: Conversation
+) -> bool:
+    """Whether to leave out an optional property: one with a default, which the request gives
+    no explicit topic for ("… about X")."""
+    required = parent.get("required", [])
+    if name in required or "default" not in schema:
+        return False
+    return re.search(r"\b(?:about|regarding)\s+\S", conversation.user_text, re.IGNORECASE) is None
+
+
+def _topic(text: str) -> str:
+    """What the request is about: the words after "about", else after "to"/"for"/"on"/"of"."""
+    flat = " ".join(text.split()).rstrip("?.! ")
+    for pattern in (r"\b(?:about|regarding)\s+(.+)$", r"\b(?:to|for|on|of)\s+(.+)$"):
+        match = re.search(pattern, flat, flags=re.IGNORECASE)
+        if match:
+            return match.group(1)
+    return flat or "the request"
+
+
+def _candidates(output: str) -> list[str]:
+    """The values an output offers: items of a JSON list or object, else its lines."""
+    try:
+        data = json.loads(output)
+    except ValueError:
+        data = None
+    if isinstance(data, list):
+        return [str(item) for item in data if isinstance(item, (str, int, float))]
+    if isinstance(data, dict):
+        return [str(value) for value in data.values() if isinstance(value, (str, int, float))]
+    lines = (re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line in output.splitlines())
+    return [line for line in lines if line]
+
+
+def _from_outputs(conversation: Conversation) -> str | None:
+    """The value from an earlier tool output that shares the most words with the request."""
+    words = significant_words(conversation.user_text)
+    best: tuple[int, str] | None = None
+    for call in conversation.answered:
+        for candidate in _candidates(call.output or ""):
+            score = len(overlap(words, candidate))
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, candidate)
+    return best[1] if best else None

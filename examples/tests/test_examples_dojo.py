@@ -1,0 +1,238 @@
+"""The frontend contracts of the AG-UI Dojo's pages, through the HTTP app, on the demo model.
+
+Each page renders tools by name, listens for named CUSTOM events or sends context items; these
+tests hold the examples to those names, argument shapes, event positions and values, for a 1.0
+client and for one that sends no ``protocolVersion``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from ag_ui.core import (
+    AssistantMessage,
+    Context,
+    CustomEvent,
+    MessagesSnapshotEvent,
+    RunFinishedEvent,
+    RunFinishedSuccessOutcome,
+)
+
+from agents_examples import ag_ui_docs_copilot, subagents
+from example_client import Chat, Run
+
+README_FIXTURE = (
+    "# Package\n\nIntro.\n\n## Installation\n\nRun `uv add it`.\n\n"
+    "## Shared state\n\nTools change the state with shared_state().\n\n"
+    "### Snapshots\n\nEach change is a STATE_SNAPSHOT.\n\n"
+    "```bash\n# not a heading\n```\n\n## Errors\n\nRUN_ERROR.\n"
+)
+
+
+def success(run: Run) -> None:
+    assert isinstance(run.finished.outcome, RunFinishedSuccessOutcome), run.finished.outcome
+
+
+# --- ag_ui_docs_copilot ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "README.md"
+    path.write_text(README_FIXTURE, encoding="utf-8")
+    monkeypatch.setattr(ag_ui_docs_copilot, "README", path)
+    return path
+
+
+async def test_docs_copilot_reads_a_package_readme_section(
+    client: httpx.AsyncClient, readme: Path, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/ag_ui_docs_copilot", protocol_version=protocol_version)
+    run = await chat.say("What does the README say about shared state?")
+    [(call_id, name, args)] = run.tool_calls
+    assert (name, args) == ("read_ag_ui_openai_agents_docs", {"heading": "shared state"})
+    section = run.results[call_id]
+    assert section.startswith("## Shared state\n\nTools change the state with shared_state().")
+    assert "Each change is a STATE_SNAPSHOT." in section  # Its subsection comes with it.
+    assert "RUN_ERROR" not in section  # The next section at its level does not.
+    assert "shared_state()" in run.text
+    success(run)
+
+
+async def test_docs_copilot_lists_protocol_headings_without_a_heading(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/ag_ui_docs_copilot", protocol_version=protocol_version)
+    run = await chat.say("List the headings of the AG-UI protocol docs")
+    [(call_id, name, args)] = run.tool_calls
+    assert (name, args) == ("read_ag_ui_protocol_docs", {})
+    text = ag_ui_docs_copilot.PROTOCOL_SUMMARY.read_text(encoding="utf-8")
+    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    assert run.results[call_id].splitlines() == headings
+    assert "Interrupts and resume" in headings and "Run lifecycle" in headings
+    success(run)
+
+
+async def test_docs_copilot_reads_a_protocol_section(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/ag_ui_docs_copilot", protocol_version=protocol_version)
+    run = await chat.say("What does the AG-UI protocol say about interrupts?")
+    [(call_id, name, args)] = run.tool_calls
+    assert (name, args) == ("read_ag_ui_protocol_docs", {"heading": "interrupts"})
+    assert run.results[call_id].startswith("## Interrupts and resume\n\n")
+    assert "ResumeEntry" in run.results[call_id]
+    assert "ResumeEntry" in run.text
+    success(run)
+
+
+# --- custom_lifecycle_events -------------------------------------------------------------------
+
+
+async def test_run_usage_is_the_end_event_with_the_run_totals(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/custom_lifecycle_events", protocol_version=protocol_version)
+    run = await chat.say("Count the words in: the quick brown fox jumps")
+    assert [name for _, name, _ in run.tool_calls] == ["count_words"]  # Two model calls.
+    assert run.events[1] == run.custom("run_context")
+    assert run.custom("run_context").value == {
+        "thread_id": "thread-1",
+        "message_count": 1,
+        "client_tools": [],
+    }
+    snapshot, usage_event, finished = run.events[-3:]
+    assert isinstance(snapshot, MessagesSnapshotEvent)
+    assert isinstance(usage_event, CustomEvent) and usage_event == run.custom("run_usage")
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(snapshot.messages[-1], AssistantMessage)  # What the page attaches it to.
+
+    value = usage_event.value
+    assert set(value) == {"input_tokens", "output_tokens"}
+    assert all(type(count) is int and count > 0 for count in value.values())
+    entries = finished.usage or []
+    assert value["input_tokens"] == sum(entry.input_tokens or 0 for entry in entries)
+    assert value["output_tokens"] == sum(entry.output_tokens or 0 for entry in entries)
+
+    second = await chat.say("Thanks!")
+    again = second.custom("run_usage").value
+    assert again["input_tokens"] == sum(e.input_tokens or 0 for e in second.finished.usage or [])
+    assert second.events[-2] == second.custom("run_usage")
+
+
+# --- dynamic_system_prompt ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "phrase"),
+    [
+        ("French", "Vous avez écrit : « Who am I? »."),
+        ("Spanish", "Usted escribió: «Who am I?»."),
+        ("German", "Sie schrieben: „Who am I?“."),
+        ("English", "You said: “Who am I?”."),
+    ],
+)
+async def test_reply_language_from_the_context(
+    client: httpx.AsyncClient, protocol_version: str | None, language: str, phrase: str
+) -> None:
+    context = [
+        Context(description="Reply language", value=language),
+        Context(description="User name", value="Ada"),
+    ]
+    chat = Chat(
+        client, "/dynamic_system_prompt", context=context, protocol_version=protocol_version
+    )
+    run = await chat.say("Who am I?")
+    assert run.text.startswith(phrase)
+    assert "User name: Ada" in run.text  # The other context items still shape the prompt.
+    assert "Reply language" not in run.text  # The language is an instruction, not a fact.
+    success(run)
+
+
+async def test_reply_language_switches_mid_conversation(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(
+        client,
+        "/dynamic_system_prompt",
+        context=[Context(description="Reply language", value="Spanish")],
+        protocol_version=protocol_version,
+    )
+    first = await chat.say("Hello there")
+    assert first.text.startswith("Usted escribió: «Hello there».")
+    chat.context = [Context(description="Reply language", value="German")]
+    second = await chat.say("And now?")
+    assert second.text.startswith("Sie schrieben: „And now?“.")
+    chat.context = [Context(description="Reply language", value="Klingon")]
+    third = await chat.say("Still there?")
+    assert third.text.startswith("(The offline demo model has no Klingon phrases")
+    assert "You said: “Still there?”." in third.text
+
+
+async def test_dynamic_prompt_without_a_language_keeps_the_page_facts(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    context = [
+        Context(description="User name", value="Ada"),
+        Context(description="Current page", value="Billing"),
+    ]
+    chat = Chat(
+        client, "/dynamic_system_prompt", context=context, protocol_version=protocol_version
+    )
+    run = await chat.say("Who am I?")
+    assert "User name: Ada; Current page: Billing" in run.text
+    assert "The page shared:" not in run.text  # The wrapper did not add its own block too.
+
+    bare = await Chat(client, "/dynamic_system_prompt").say("Who am I?")
+    assert "shared nothing" in bare.text
+
+
+# --- subagents ---------------------------------------------------------------------------------
+
+
+async def test_manager_delegates_to_the_three_specialists_in_turn(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/subagents", protocol_version=protocol_version)
+    request = "Write a short article about the history of AI"
+    run = await chat.say(request)
+    calls = run.tool_calls
+    assert [name for _, name, _ in calls] == list(subagents.DELEGATIONS)
+    assert all(set(args) == {"input"} and isinstance(args["input"], str) for _, _, args in calls)
+    (research_id, _, research), (write_id, _, write), (critique_id, _, critique) = calls
+    notes, draft, review = (run.results[i] for i in (research_id, write_id, critique_id))
+
+    assert research == {"input": request}
+    assert write == {"input": notes}  # Each specialist works on the one before.
+    assert critique == {"input": draft}
+    # Each specialist's own tool call shows in what it returned.
+    assert "look_up_facts" in notes and "1956 Dartmouth workshop" in notes
+    assert "outline_piece" in draft and "1. " in draft
+    assert "measure_readability" in review and "words per sentence" in review
+    assert run.assistant_calls() == [research_id, write_id, critique_id]
+    assert "words per sentence" in run.text
+
+    usage = run.finished.usage or []
+    [nested] = [entry for entry in usage if entry.model is None]  # The specialists' calls.
+    assert (nested.input_tokens or 0) > 0
+    success(run)
+
+
+async def test_manager_answers_simple_questions_itself(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    run = await Chat(client, "/subagents", protocol_version=protocol_version).say("What is 2 + 2?")
+    assert run.tool_calls == []
+    assert "What is 2 + 2?" in run.text
+    success(run)
+
+
+async def test_subagent_tools_take_the_sdk_default_input(client: httpx.AsyncClient) -> None:
+    body = (await client.get("/subagents/capabilities")).json()
+    tools = {tool["name"]: tool["parameters"] for tool in body["tools"]["items"]}
+    assert list(tools) == list(subagents.DELEGATIONS)
+    for parameters in tools.values():
+        assert parameters["properties"] == {"input": {"title": "Input", "type": "string"}}
+        assert parameters["required"] == ["input"]
