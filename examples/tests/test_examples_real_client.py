@@ -43,14 +43,49 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             {"toolResult": {"content": "Haiku shown."}},
         ],
     },
-    "subagents": {"turns": [{"user": "Research solar panels and write a short summary"}]},
-    "custom_lifecycle_events": {"turns": [{"user": "Count the words in: the quick brown fox"}]},
+    "subagents": {
+        "turns": [
+            {"user": "Write a short article about the history of AI"},
+            {"user": "What is 2 + 2?"},
+        ]
+    },
+    "custom_lifecycle_events": {
+        "turns": [{"user": "Count the words in: the quick brown fox"}, {"user": "Thanks!"}]
+    },
     "dynamic_system_prompt": {
-        "context": [{"description": "User name", "value": "Ada"}],
+        "context": [
+            {"description": "Reply language", "value": "French"},
+            {"description": "User name", "value": "Ada"},
+        ],
         "turns": [{"user": "Who am I?"}],
     },
-    "ag_ui_docs_copilot": {"turns": [{"user": "What does the README say about examples?"}]},
+    "ag_ui_docs_copilot": {
+        "turns": [
+            {"user": "What does the README say about examples?"},
+            {"user": "List the headings of the AG-UI protocol docs"},
+            {"user": "What does the AG-UI protocol say about interrupts?"},
+        ]
+    },
 }
+
+# What each Dojo page looks for, as the real client delivered it: per turn, the names of the
+# tool calls it renders, and the CUSTOM events it listens for.
+TOOL_NAMES: dict[str, list[list[str]]] = {
+    "subagents": [["research_topic", "write_prose", "critique_draft"], []],
+    "ag_ui_docs_copilot": [
+        ["read_ag_ui_openai_agents_docs"],
+        ["read_ag_ui_protocol_docs"],
+        ["read_ag_ui_protocol_docs"],
+    ],
+}
+
+
+def _tool_names(events: list[dict[str, Any]]) -> list[str]:
+    return [e["toolCallName"] for e in events if e["type"] == "TOOL_CALL_START"]
+
+
+def _text(events: list[dict[str, Any]]) -> str:
+    return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +104,16 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
     outcomes = [turn["outcome"] for turn in result["turns"]]
     if name == "human_in_the_loop_approval":
         assert [o["type"] for o in outcomes] == ["interrupt", "success"] * 3
+    events = [turn["events"] for turn in result["turns"]]
+    if name in TOOL_NAMES:
+        assert [_tool_names(turn) for turn in events] == TOOL_NAMES[name]
+    if name == "custom_lifecycle_events":
+        for turn in events:
+            assert [e["type"] for e in turn[-3:]] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
+            assert turn[-2]["name"] == "run_usage"
+            assert set(turn[-2]["value"]) == {"input_tokens", "output_tokens"}
+    if name == "dynamic_system_prompt":
+        assert _text(events[0]).startswith("Vous avez écrit : « Who am I? ».")
     if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":
         assert outcomes[0]["pendingToolCallIds"], "the frontend tool call is left to the client"
         assert not outcomes[1].get("pendingToolCallIds")
