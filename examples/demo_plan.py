@@ -1,14 +1,19 @@
 """What the offline demo model says, decided from the conversation alone.
 
 The demo model has no language understanding. It reads the last user message, the tool calls
-made since that message and their outputs, and picks one of three moves:
+made since that message and their outputs (:mod:`demo_conversation`), and picks one of three
+moves:
 
-* call a tool whose name (or, failing that, two words of its description) matches the
-  user's message, each tool at most once per user message, with arguments filled from the
-  user's words, earlier tool outputs and the tool's JSON schema;
+* call a tool whose name (or, failing that, two words of its description) matches words of
+  the user's message that no earlier call answered, each tool at most once per user message,
+  with arguments filled from the user's words, earlier tool outputs and the tool's JSON schema
+  (:mod:`demo_arguments`). A tool whose description names another tool works on that tool's
+  output: the named tool is called first, and its output fills the arguments. A
+  ``tool_choice`` of ``"required"`` or of a tool's name forces a call;
 * once tools have answered, and no other tool fits, reply in text built from their outputs;
 * otherwise reply in text that quotes the request and the start of the instructions.
 
+Replies are written in the language the instructions ask for, when :mod:`demo_phrases` has it.
 Everything here is a pure function of its inputs, so the same conversation always gets the
 same plan.
 """
@@ -104,10 +109,12 @@ def _named_tools(tool: ToolSpec, tools: Sequence[ToolSpec]) -> list[ToolSpec]:
 
 @dataclass(frozen=True)
 class _Choice:
-    """The tool to call next, and why, for the reasoning summary."""
+    """The tool to call next, and why."""
 
     tool: ToolSpec
+    """The tool to call."""
     why: str
+    """The reason, as the start of the reasoning summary."""
 
 
 def _pick_tool(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choice | None:
