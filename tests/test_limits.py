@@ -135,9 +135,9 @@ def _exchange(base_url: str, request: bytes) -> bytes:
 def test_a_real_server_refuses_a_declared_large_body_without_waiting_for_it() -> None:
     model = ScriptedResponsesModel([Turn([Text("never")])])
     head = (
-        "POST /agent HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        "Content-Length: 50000000\r\n\r\n"
-    ).encode()
+        b"POST /agent HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 50000000\r\n\r\n"
+    )
 
     with serve_app(make_app(model)) as base_url:
         # 50 MB announced, a few bytes sent: the answer comes before the rest would.
@@ -151,9 +151,9 @@ def test_a_real_server_refuses_a_declared_large_body_without_waiting_for_it() ->
 def test_a_real_server_stops_reading_a_chunked_body_at_the_limit() -> None:
     model = ScriptedResponsesModel([Turn([Text("never")])])
     head = (
-        "POST /agent HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        "Transfer-Encoding: chunked\r\n\r\n"
-    ).encode()
+        b"POST /agent HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
     chunk = b"400\r\n" + b"x" * 1024 + b"\r\n"
 
     with serve_app(make_app(model, max_request_bytes=LIMIT)) as base_url:

@@ -221,7 +221,7 @@ async def test_sigterm_ends_every_run_in_flight_cleanly(stoppable: Server) -> No
         assert isinstance(last, RunErrorEvent), run_id
         assert (last.message, last.code) == (SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE)
         assert all(
-            block.startswith("data: ") and json.loads(block[6:]) or block == ": keepalive"
+            (block.startswith("data: ") and json.loads(block[6:])) or block == ": keepalive"
             for block in raw[:-2].split("\n\n")
         )
     logs = stoppable.logs()
