@@ -307,7 +307,7 @@ def test_the_real_clients_ignore_keepalive_comments(client: Any) -> None:
 
     with serve_app(app) as base_url:
         result = run_client(
-            client, {"url": f"{base_url}/agent", "turns": [{"user": "How are my orders?"}]}
+            client, {"url": f"{base_url}/agent/", "turns": [{"user": "How are my orders?"}]}
         )
 
     assert result["ok"], turn_errors(result)
