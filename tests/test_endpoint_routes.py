@@ -70,6 +70,17 @@ def test_the_signature() -> None:
     assert DEFAULT_KEEPALIVE_SECONDS == 15.0
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"keepalive_seconds": 0}, {"keepalive_seconds": -1.0}, {"max_request_bytes": -1}],
+)
+def test_bad_options_are_refused_when_the_routes_are_added(options: dict[str, Any]) -> None:
+    app = FastAPI()
+    with pytest.raises(ValueError, match=next(iter(options))):
+        add_openai_agents_fastapi_endpoint(app, wrapped(ScriptedResponsesModel()), **options)
+    assert not [r for r in app.routes if getattr(r, "path", "").startswith("/agent")]
+
+
 @pytest.mark.parametrize("pre_1_0", [False, True], ids=["v1-client", "pre-1.0-client"])
 async def test_an_api_router_under_a_prefix(pre_1_0: bool) -> None:
     model = ScriptedResponsesModel([Turn([Text("Routed.")])])

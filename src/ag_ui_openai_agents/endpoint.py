@@ -171,6 +171,10 @@ def add_openai_agents_fastapi_endpoint(
     ids; no traceback reaches the client. When the server shuts down, runs in flight are
     cancelled and end with RUN_ERROR, and new ones get HTTP 503.
     """
+    if keepalive_seconds is not None and not keepalive_seconds > 0:
+        raise ValueError("keepalive_seconds must be positive, or None to turn keepalive off")
+    if max_request_bytes is not None and max_request_bytes < 0:
+        raise ValueError("max_request_bytes must be zero or more, or None for no limit")
     router = app_or_router.router if isinstance(app_or_router, FastAPI) else app_or_router
     base = path.rstrip("/")
     prefix = _operation_prefix(router, path)
