@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent
@@ -69,6 +70,13 @@ def _operation_prefix(router: APIRouter, path: str) -> str:
     return prefix
 
 
+@dataclass
+class _Ending:
+    """Why a run's stream ended, for its last log record."""
+
+    reason: str = "the run's stream ended"
+
+
 def _both_forms(path: str) -> list[str]:
     """``path`` without and with a trailing slash (just ``/`` for the root)."""
     base = path.rstrip("/")
@@ -92,7 +100,7 @@ async def stream_run(
     log = run_logger(logger, ids)
     if encoder.get_content_type() != SSE_CONTENT_TYPE:
         keepalive_seconds = None  # comments exist only in SSE
-    outcome = ["the run's stream ended"]
+    ending = _Ending()
     log.debug("AG-UI run of %s started", agent.name)
     try:
         with server_shutdown.watching() as stopping:
@@ -103,16 +111,16 @@ async def stream_run(
                 context=context_with_run_ids(ids.thread_id, ids.run_id),
             )
             async with aclosing(items):
-                async for chunk in _chunks(items, encoder, agent, log, outcome):
+                async for chunk in _chunks(items, encoder, agent, log, ending):
                     yield chunk
     except Exception:
-        outcome[0] = "the run failed"
+        ending.reason = "the run failed"
         log.exception("AG-UI run of %s failed", agent.name)
     except BaseException:
-        outcome[0] = "the client went away"
+        ending.reason = "the client went away"
         raise
     finally:
-        log.debug("AG-UI run of %s ended: %s", agent.name, outcome[0])
+        log.debug("AG-UI run of %s ended: %s", agent.name, ending.reason)
 
 
 async def _chunks(
@@ -120,15 +128,15 @@ async def _chunks(
     encoder: EventEncoder,
     agent: OpenAIAgentsAgent,
     log: logging.LoggerAdapter,  # type: ignore[type-arg]
-    outcome: list[str],
+    ending: _Ending,
 ) -> AsyncIterator[str]:
-    """What to write for each paced item; ``outcome[0]`` says why the stream ended early."""
+    """What to write for each paced item; ``ending`` says why the stream ended early."""
     terminal = False
     async for item in items:
         if item is Pause.KEEPALIVE:
             yield KEEPALIVE_COMMENT
         elif item is Pause.STOPPED:
-            outcome[0] = "the server is shutting down; the run was cancelled"
+            ending.reason = "the server is shutting down; the run was cancelled"
             if not terminal:
                 yield encoder.encode(
                     RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE)
@@ -141,7 +149,7 @@ async def _chunks(
                 # An event JSON cannot carry (a lone surrogate, an object in the state): end
                 # the run with RUN_ERROR rather than cut the stream.
                 log.exception("Could not encode %s of an AG-UI run of %s", item.type, agent.name)
-                outcome[0] = "an event could not be encoded"
+                ending.reason = "an event could not be encoded"
                 message = agent.run_error_message or ENCODING_ERROR_MESSAGE
                 yield encoder.encode(RunErrorEvent(message=message))
                 return
