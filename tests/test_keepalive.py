@@ -16,7 +16,7 @@ from ag_ui.core import EventType
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ag_ui_openai_agents.endpoint import KEEPALIVE_COMMENT
-from ag_ui_openai_agents.keepalive import Pause, paced
+from ag_ui_openai_agents.keepalive import BUFFERED_ITEMS, Pause, paced
 from support.e2e import CLIENT_VERSIONS, ensure_node_modules, run_client, serve_app, turn_errors
 from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
@@ -166,11 +166,11 @@ async def test_closing_cancels_and_closes_the_source() -> None:
 
 async def test_closing_while_the_source_waits_for_the_consumer_closes_it() -> None:
     gate = Gate()
-    for item in ("one", "two", "three"):
-        gate.open(item)
+    for n in range(BUFFERED_ITEMS + 5):
+        gate.open(n)
     items = paced(gate.source(), keepalive_seconds=None)
-    assert await next_item(items) == "one"
-    await asyncio.sleep(0)  # the source runs ahead and waits to hand over the next item
+    assert await next_item(items) == 0
+    await asyncio.sleep(0)  # the source runs ahead and waits until there is room for more
 
     await items.aclose()
 

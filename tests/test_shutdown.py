@@ -114,6 +114,26 @@ def test_nothing_is_installed_outside_the_main_thread(restored_signals: None) ->
     assert signal.getsignal(signal.SIGTERM) is handler
 
 
+async def until_printed(capsys: pytest.CaptureFixture[str], text: str) -> str:
+    """Wait until the process printed ``text``; return everything printed so far."""
+    printed = ""
+    for _ in range(int(GUARD_SECONDS / 0.05)):
+        printed += capsys.readouterr().out
+        if text in printed:
+            return printed
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{text!r} not printed: {printed}")
+
+
+async def until_logged(server: Server, text: str, *, times: int) -> None:
+    """Wait until the server process logged ``text`` ``times`` times."""
+    for _ in range(int(GUARD_SECONDS / 0.05)):
+        if server.logs().count(text) >= times:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{text!r} not logged {times} times:\n{server.logs()}")
+
+
 # --- runs in flight, server in a thread ------------------------------------------------------
 
 
@@ -139,6 +159,7 @@ async def test_shutdown_ends_runs_in_flight_with_run_error_and_refuses_new_ones(
             async with client.stream("POST", "/agent", json=body("r1")) as response:
                 chunks = response.aiter_text()
                 raw = await read_until_tool_runs(chunks)
+                printed = await until_printed(capsys, "slow tool started")
                 shutdown.begin()
                 async for text in chunks:
                     raw += text
@@ -151,7 +172,7 @@ async def test_shutdown_ends_runs_in_flight_with_run_error_and_refuses_new_ones(
     assert isinstance(last, RunErrorEvent)
     assert (last.message, last.code) == (SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE)
     assert [e.type for e in events].count(EventType.RUN_ERROR) == 1
-    assert "slow tool cancelled" in capsys.readouterr().out
+    assert "slow tool cancelled" in printed + capsys.readouterr().out
     assert refused.status_code == 503
     assert refused.headers["retry-after"] == "1"
     assert refused.json()["detail"] == SHUTDOWN_MESSAGE
@@ -210,6 +231,7 @@ async def test_sigterm_ends_every_run_in_flight_cleanly(stoppable: Server) -> No
         flags = {run_id: asyncio.Event() for run_id in requests}
         runs = [asyncio.ensure_future(run(run_id, flags[run_id])) for run_id in requests]
         await asyncio.wait_for(asyncio.gather(*(f.wait() for f in flags.values())), GUARD_SECONDS)
+        await until_logged(stoppable, "slow tool started", times=2)
         stoppable.process.send_signal(signal.SIGTERM)
         bodies = await asyncio.wait_for(asyncio.gather(*runs), GUARD_SECONDS)
     stoppable.process.wait(timeout=GUARD_SECONDS)

@@ -22,9 +22,13 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["CLOSE_SECONDS", "Pause", "paced"]
+__all__ = ["BUFFERED_ITEMS", "CLOSE_SECONDS", "Pause", "paced"]
 
 T = TypeVar("T")
+
+BUFFERED_ITEMS = 64
+"""How far the source may run ahead of the consumer. Items it produces in a burst are then
+handed over without a wait each, and a slow client still holds the source back."""
 
 CLOSE_SECONDS = 5.0
 """How long closing waits for a cancelled source to finish its cleanup."""
@@ -47,7 +51,7 @@ class _End:
 
 
 async def _produce(source: AsyncGenerator[T, None], queue: asyncio.Queue[Any]) -> None:
-    """Move the source's items into the one-slot queue, then its end (or failure)."""
+    """Move the source's items into the bounded queue, then its end (or failure)."""
     async with aclosing(source):
         try:
             async for item in source:
@@ -91,7 +95,7 @@ async def paced(
     The source's exception is raised here after its last item. Closing this generator (the
     client went away) cancels the source and closes it.
     """
-    queue: asyncio.Queue[T | _End] = asyncio.Queue(maxsize=1)
+    queue: asyncio.Queue[T | _End] = asyncio.Queue(maxsize=BUFFERED_ITEMS)
     producer = _start(_produce(source, queue), context)
     producer.add_done_callback(_mark_retrieved)
     getter: asyncio.Task[T | _End] | None = None
