@@ -18,6 +18,7 @@ import uvicorn
 from agents import set_tracing_disabled
 from dotenv import load_dotenv
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from agents_examples import EXAMPLES, ExampleSettings, settings_from_env
 
@@ -32,6 +33,29 @@ def load_settings() -> ExampleSettings:
         set_tracing_disabled(True)
         logger.warning("OPENAI_API_KEY is not set: every example runs on the offline demo model.")
     return settings
+
+
+def serve_both_slash_forms(app: FastAPI) -> None:
+    """Answer every route also with (or without) a trailing slash, instead of a 307 redirect:
+    AG-UI clients such as the Dojo's ``HttpAgent`` post to ``<route>/``."""
+    routes = [route for route in app.router.routes if isinstance(route, APIRoute)]
+    taken = {(route.path, method) for route in routes for method in route.methods}
+    for route in routes:
+        twin = route.path[:-1] if route.path.endswith("/") else f"{route.path}/"
+        methods = sorted(m for m in route.methods if (twin, m) not in taken)
+        if route.path == "/" or not methods:
+            continue
+        app.router.add_api_route(
+            twin,
+            route.endpoint,
+            methods=methods,
+            name=route.name,
+            response_model=route.response_model,
+            response_class=route.response_class,
+            dependencies=route.dependencies,
+            include_in_schema=False,
+            route_class_override=type(route),
+        )
 
 
 def create_app(settings: ExampleSettings | None = None) -> FastAPI:
@@ -53,6 +77,7 @@ def create_app(settings: ExampleSettings | None = None) -> FastAPI:
             ],
         }
 
+    serve_both_slash_forms(app)
     return app
 
 

@@ -6,8 +6,11 @@ import logging
 
 import httpx
 import pytest
+from ag_ui.core import PROTOCOL_VERSION, EventType
+from fastapi.routing import APIRoute
 
 import server
+from agents_examples import EXAMPLES
 from agents_examples.settings import DEFAULT_MODEL, ExampleSettings, settings_from_env
 from example_client import Chat
 
@@ -53,3 +56,32 @@ async def test_pre_1_0_client_gets_a_stream_it_accepts(client: httpx.AsyncClient
     run = await chat.say("List the steps to paint a wall")
     check_stream(run.events, run_input=run.input, pre_1_0=True)
     assert [name for _, name, _ in run.tool_calls] == ["generate_task_steps"]
+
+
+@pytest.mark.parametrize("protocol_version", [PROTOCOL_VERSION, None], ids=["v1", "pre-1.0"])
+@pytest.mark.parametrize("name", list(EXAMPLES))
+async def test_every_example_runs_on_both_slash_forms_without_a_redirect(
+    client: httpx.AsyncClient, name: str, protocol_version: str | None
+) -> None:
+    for path in (f"/{name}", f"/{name}/"):
+        chat = Chat(client, path, protocol_version=protocol_version)
+        run = await chat.say("Hello")  # a 307 would fail here: the client follows no redirect
+        assert run.types[-1] == EventType.RUN_FINISHED, path
+
+
+async def test_every_get_route_answers_on_both_slash_forms(client: httpx.AsyncClient) -> None:
+    app = server.create_app(ExampleSettings.offline_demo())
+    gets = [
+        route.path.rstrip("/")
+        for route in app.routes
+        if isinstance(route, APIRoute) and "GET" in route.methods and route.path != "/"
+    ]
+    assert "/health" in gets
+    assert "/agentic_chat/health" in gets
+
+    for path in sorted(set(gets)):
+        for form in (path, f"{path}/"):
+            response = await client.get(form)
+            assert response.status_code == 200, form
+    paths = app.openapi()["paths"]
+    assert not any(path.endswith("/") for path in paths if path != "/")
