@@ -38,7 +38,7 @@ from support.reliability_app import CLIENT_TOOL, NAME_ENV
 
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
-START_SECONDS = 20.0
+START_SECONDS = 90.0
 STOP_SECONDS = 5.0
 REQUEST_SECONDS = 15.0
 
