@@ -10,7 +10,9 @@ from .approval import ResumedToolCalls, UnresumableApprovalError, resume_tool_ca
 from .endpoint import add_openai_agents_fastapi_endpoint
 from .engine import OpenAIToAGUITranslator
 from .inbound import AGUIToOpenAITranslator, TranslatedInput
+from .scope import RunScope, use_run_scope
 from .state import SharedState, shared_state, use_shared_state
+from .subagents import SubagentSink, subagent_events
 from .translator import AGUITranslator
 
 __version__ = "0.1.0"
@@ -21,12 +23,16 @@ __all__ = [
     "OpenAIAgentsAgent",
     "OpenAIToAGUITranslator",
     "ResumedToolCalls",
+    "RunScope",
     "SharedState",
+    "SubagentSink",
     "TranslatedInput",
     "UnresumableApprovalError",
     "__version__",
     "add_openai_agents_fastapi_endpoint",
     "resume_tool_calls",
     "shared_state",
+    "subagent_events",
+    "use_run_scope",
     "use_shared_state",
 ]

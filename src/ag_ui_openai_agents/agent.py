@@ -30,7 +30,7 @@ from agents.run_context import RunContextWrapper
 from .approval import resume_tool_calls
 from .capabilities import agent_capabilities
 from .client_tools import stop_at_client_tools
-from .state import SharedState, use_shared_state
+from .scope import use_run_scope
 from .translator import AGUITranslator, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -111,9 +111,8 @@ class OpenAIAgentsAgent:
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
         and is re-raised (like every run error) for the server to log.
         """
-        state = SharedState(run_input.state)
         try:
-            with use_shared_state(state):
+            with use_run_scope(run_input.state) as scope:
                 events, resumed = await self._start(run_input)
         except Exception:
             logger.exception("AG-UI run %s could not be started", run_input.run_id)
@@ -137,7 +136,7 @@ class OpenAIAgentsAgent:
             emit_run_error=self.emit_run_error,
             run_error_message=self.run_error_message,
             resumed=resumed,
-            shared_state=state,
+            scope=scope,
         )
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):

@@ -199,6 +199,8 @@ def _open_calls(messages: Sequence[Message]) -> list[_HistoryCall]:
     """
     pending: list[_HistoryCall] = []
     for index, message in enumerate(messages):
+        if message.subagent_run_id is not None:
+            continue  # a subagent's own calls: its agent tool answered for it
         if isinstance(message, AssistantMessage):
             pending.extend(
                 _HistoryCall(index, tc.id, tc.function.name, tc.function.arguments)

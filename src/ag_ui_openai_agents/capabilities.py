@@ -14,6 +14,7 @@ from ag_ui.core import (
     MultimodalInputCapabilities,
     ReasoningCapabilities,
     StateCapabilities,
+    SubagentInfo,
     Tool,
     ToolsCapabilities,
     TransportCapabilities,
@@ -22,6 +23,7 @@ from agents import Agent, FunctionTool
 
 from .approval import handoff_targets
 from .hosted import HOSTED_CALL_TYPES
+from .subagents import streams_as_subagent
 
 __all__ = ["agent_capabilities"]
 
@@ -50,6 +52,20 @@ def _tool(tool: FunctionTool) -> Tool:
     )
 
 
+def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
+    """The agents that run as tools of ``agent`` (or of its handoff targets) and stream as
+    subagents, once each by name."""
+    found: dict[str, SubagentInfo] = {}
+    for owner in _reachable(agent):
+        for tool in owner.tools:
+            inner = getattr(tool, "_agent_instance", None)
+            if inner is None or not streams_as_subagent(tool) or inner.name in found:
+                continue
+            description = inner.handoff_description or getattr(tool, "description", "") or None
+            found[inner.name] = SubagentInfo(name=inner.name, description=description)
+    return list(found.values())
+
+
 def agent_capabilities(
     agent: Agent[Any], *, name: str | None = None, description: str | None = None
 ) -> AgentCapabilities:
@@ -59,6 +75,7 @@ def agent_capabilities(
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
     settings = agent.model_settings
     includes = [str(i) for i in (settings.response_include or [])] if settings else []
+    subagents = _subagents(agent)
     return AgentCapabilities(
         identity=IdentityCapabilities(
             name=name or agent.name,
@@ -74,8 +91,10 @@ def agent_capabilities(
         ),
         state=StateCapabilities(snapshots=True, deltas=False),
         multi_agent=MultiAgentCapabilities(
-            supported=bool(agent.handoffs),
+            supported=bool(agent.handoffs or subagents),
+            delegation=bool(subagents) or None,
             handoffs=bool(agent.handoffs),
+            subagents=subagents or None,
         ),
         reasoning=ReasoningCapabilities(
             supported=True,

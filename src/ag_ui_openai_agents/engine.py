@@ -36,6 +36,8 @@ from .hosted import HOSTED_CALL_TYPES
 from .inbound import AGUIToOpenAITranslator
 from .reasoning import ReasoningTranslation
 from .snapshot import build_messages_snapshot
+from .subagent_book import CloseReason, SubagentBook
+from .subagents import SubagentSink
 from .text import TextTranslation
 from .tools import ToolTranslation
 from .usage import UsageTally
@@ -176,6 +178,8 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self.client_tool_names: frozenset[str] = frozenset(t.name for t in run_input.tools or [])
         self.taken_message_ids: set[str] = {message.id for message in run_input.messages}
         self.current_step: str | None = None
+        self.current_agent: Any = None
+        self.subagents = SubagentBook(self)
         self._dispatch: dict[str, Callable[[Any], Events]] = {
             "run_item_stream_event": self._translate_run_item,
             "agent_updated_stream_event": self.translate_agent_updated,
@@ -210,8 +214,8 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         return handler(event) if handler is not None else []
 
     def finish(self) -> Events:
-        """Close every window and step still open (end of stream, or before RUN_ERROR)."""
-        out: Events = []
+        """Close every subagent, window and step still open (end of stream, or before RUN_ERROR)."""
+        out: Events = self.subagents.close_under(self, "unfinished")
         for window in self.book.open_windows():
             if isinstance(window, TextWindow):
                 out += self.close_text(window)
@@ -223,6 +227,34 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
             out.append(StepFinishedEvent(step_name=self.current_step))
             self.current_step = None
         return out
+
+    # Subagents --------------------------------------------------------------------------------
+
+    def attach_subagent_sink(self, sink: SubagentSink) -> None:
+        """Take the nested events of agents used as tools from ``sink`` (filled by
+        ``subagent_events`` during this run)."""
+        self.subagents.sink = sink
+
+    def translate_subagent_events(self) -> Events:
+        """Translate the nested events the sink holds (those whose subagent can stream yet)."""
+        return self.subagents.intake()
+
+    def close_subagents(self, reason: CloseReason) -> Events:
+        """Close every subagent still open, saying why the run ended (before the terminal event)."""
+        return self.subagents.close_under(self, reason)
+
+    def result_due(self, call_id: str, content: str) -> Events:
+        """Close the subagents ``call_id`` spawned: their events come before its result."""
+        return self.subagents.close_for_call(self, call_id, content)
+
+    def new_subagent_engine(self) -> OpenAIToAGUITranslator:
+        """An engine for one subagent run: same rules, this run's usage tally and message ids."""
+        child = type(self)(self.run_input)
+        child.usage = self.usage
+        child.taken_message_ids = self.taken_message_ids
+        child.client_tool_names = frozenset()
+        child.subagents = self.subagents
+        return child
 
     def messages_snapshot(self) -> MessagesSnapshotEvent:
         """The whole conversation: input history, then this run's messages, streamed ids."""
@@ -294,6 +326,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     def translate_agent_updated(self, event: AgentUpdatedStreamEvent) -> Events:
         """The running agent changed: finish the previous agent's step, start the new one's."""
+        self.current_agent = event.new_agent
         name = str(getattr(event.new_agent, "name", "") or "agent")
         out: Events = []
         if self.current_step is not None:

@@ -213,12 +213,15 @@ class AGUIToOpenAITranslator:
         Messages may also be plain mappings in AG-UI's JSON form; they are validated first.
         Messages with an unknown role or that fail validation are skipped. Hosted tool calls
         (named by their Responses item type) and the tool messages answering them are left out:
-        the provider ran them, they are not replayed.
+        the provider ran them, they are not replayed. Messages attributed to a subagent
+        (``subagent_run_id``) are left out too: an agent used as a tool did that work.
         """
         history = [message for message in map(self._accept, messages) if message is not None]
         hosted_call_ids = self._hosted_call_ids(history)
         items: list[TResponseInputItem] = []
         for message in history:
+            if getattr(message, "subagent_run_id", None) is not None:
+                continue  # a subagent's work: the outer model saw only its tool's result
             if isinstance(message, ToolMessage) and message.tool_call_id in hosted_call_ids:
                 logger.debug("Not replaying the result of hosted call %s.", message.tool_call_id)
                 continue

@@ -19,6 +19,7 @@ from .windows import (
     AssistantGroup,
     Produced,
     ReasoningWindow,
+    SubagentSlot,
     ToolCallWindow,
     ToolResult,
 )
@@ -93,6 +94,16 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
                     id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
                 )
             )
+        elif isinstance(entry, SubagentSlot):
+            messages.extend(_attributed(produced_messages(entry.produced), entry.subagent_run_id))
+    return messages
+
+
+def _attributed(messages: list[Message], subagent_run_id: str) -> list[Message]:
+    """A subagent's messages, each attributed to it (those of deeper subagents keep theirs)."""
+    for message in messages:
+        if message.subagent_run_id is None:
+            message.subagent_run_id = subagent_run_id
     return messages
 
 

@@ -175,6 +175,11 @@ class ToolTranslation:
 
     # Helpers ------------------------------------------------------------------------------------
 
+    def result_due(self, call_id: str, content: str) -> list[BaseEvent]:
+        """Hook: events due just before the result of ``call_id`` (none here; the engine closes
+        the subagents that call spawned)."""
+        return []
+
     def emit_result(self, call_id: str, content: str) -> list[BaseEvent]:
         """Close the call if needed, then send its result once."""
         window = self.book.calls.get(call_id)
@@ -184,6 +189,7 @@ class ToolTranslation:
                 return []
             out = self._end_call(window, None)
             window.answered = True
+        out += self.result_due(call_id, content)
         result = ToolResult(result_message_id(call_id, self.taken_message_ids), call_id, content)
         self.book.add_result(result)
         out.append(

@@ -34,7 +34,9 @@ from agents.stream_events import StreamEvent
 from .approval import interrupts_from_result
 from .engine import OpenAIToAGUITranslator
 from .inbound import AGUIToOpenAITranslator, TranslatedInput
+from .scope import RunScope
 from .state import SharedState
+from .subagents import SubagentSink, with_subagent_events
 from .usage import token_usage
 
 if TYPE_CHECKING:
@@ -106,6 +108,7 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
+        scope: RunScope | None = None,
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
@@ -113,13 +116,25 @@ class AGUITranslator:
         cancels the run, and paused approvals become interrupts), its ``stream_events()``
         iterator (nothing is cancelled for you), or None when nothing runs (a resume whose
         approvals are still undecided).
+
+        ``scope`` is the :class:`RunScope` the run was started in (``use_run_scope``): its state
+        is streamed as ``shared_state`` is, and agents used as tools with
+        ``on_stream=subagent_events`` stream as subagents.
         """
         engine = self.outbound_cls(run_input)
         result = events if isinstance(events, RunResultStreaming) else None
         stream: AsyncIterator[StreamEvent] | None = (
             result.stream_events() if result is not None else events  # type: ignore[assignment]
         )
-        if resumed is not None:
+        sink: SubagentSink | None = None
+        if scope is not None:
+            shared_state = shared_state or scope.state
+            sink = scope.subagents
+            engine.attach_subagent_sink(sink)
+        merged = (
+            with_subagent_events(stream, sink) if stream is not None and sink is not None else None
+        )
+        if resumed is not None and sink is None:
             engine.usage.add_entry(token_usage(resumed.usage, None))
         finished = False
         try:
@@ -137,10 +152,22 @@ class AGUITranslator:
                 yield StateSnapshotEvent(snapshot=state)
             if shared_state is not None and shared_state.take_change():
                 yield StateSnapshotEvent(snapshot=shared_state.value)
-            for result_event in resumed.events if resumed is not None else []:
-                yield result_event
+            if resumed is not None:
+                for event in self._resumed_events(engine, resumed, sink):
+                    yield event
             translate = engine.translate
-            if stream is not None and shared_state is None:
+            if merged is not None:
+                async for sdk_event in merged:
+                    if shared_state is not None and shared_state.take_change():
+                        yield StateSnapshotEvent(snapshot=shared_state.value)
+                    for event in translate(sdk_event) if sdk_event is not None else ():
+                        yield event
+                    for event in engine.translate_subagent_events():
+                        yield event
+                if result is not None and getattr(result, "_cancel_mode", "none") != "none":
+                    for event in engine.close_subagents("cancelled"):
+                        yield event
+            elif stream is not None and shared_state is None:
                 async for sdk_event in stream:
                     for event in translate(sdk_event):
                         yield event
@@ -170,6 +197,8 @@ class AGUITranslator:
                 result.cancel()
             raise
         except Exception as exc:
+            for event in engine.close_subagents("failed"):
+                yield event
             for event in engine.finish():
                 yield event
             if shared_state is not None and shared_state.take_change():
@@ -185,11 +214,29 @@ class AGUITranslator:
         finally:
             if result is not None and not result.is_complete:
                 result.cancel()
+            if merged is not None:
+                await merged.aclose()
             closer = getattr(stream, "aclose", None)
             if result is not None and closer is not None:
                 await closer()
 
     # Helpers ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _resumed_events(
+        engine: OpenAIToAGUITranslator, resumed: ResumedToolCalls, sink: SubagentSink | None
+    ) -> list[BaseEvent]:
+        """The results of resumed calls, each after the subagent its tool ran (if any)."""
+        if sink is None:
+            return list(resumed.events)
+        out = engine.translate_subagent_events()
+        for result_event in resumed.events:
+            call_id = getattr(result_event, "tool_call_id", None)
+            if isinstance(call_id, str):
+                out += engine.result_due(call_id, str(getattr(result_event, "content", "")))
+            out.append(result_event)
+        engine.usage.add_resumed(resumed.usage)
+        return out
 
     @staticmethod
     def _count_unstreamed(

@@ -119,6 +119,15 @@ class UsageTally:
             self._streamed_input += input_tokens
             self._streamed_output += output_tokens
 
+    def add_resumed(self, tools_total: Any) -> None:
+        """Add the usage of tools run while resuming approvals, less what their subagents
+        streamed; the run's own total is then compared only with what streams later."""
+        if not (self._streamed_input or self._streamed_output):
+            self.add_entry(token_usage(tools_total, None))
+            return
+        self.add_unstreamed(tools_total)
+        self._streamed_input = self._streamed_output = 0
+
     def add_entry(self, entry: TokenUsage | None) -> None:
         """Add a usage entry measured elsewhere (tools run while resuming approvals)."""
         if entry is not None:

@@ -32,7 +32,9 @@ Assistant messages (``parent_message_id``)
     reasoning item, a tool result or an agent change ends the group: the client has pushed a
     non-assistant message (or a new step) by then, so a later call must not join the old one.
   * ``produced`` lists this run's messages in the order the client creates them: groups,
-    reasoning windows and tool results. MESSAGES_SNAPSHOT is built from it.
+    reasoning windows and tool results. MESSAGES_SNAPSHOT is built from it. A subagent started
+    by one of this engine's calls adds a :class:`SubagentSlot` there: its messages sit after the
+    call's assistant message and before the call's result.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "AssistantGroup",
     "ReasoningPart",
     "ReasoningWindow",
+    "SubagentSlot",
     "TextWindow",
     "ToolCallWindow",
     "ToolResult",
@@ -186,7 +189,17 @@ class ToolResult:
     """The result text, as streamed."""
 
 
-Produced = AssistantGroup | ReasoningWindow | ToolResult
+@dataclass(eq=False, slots=True)
+class SubagentSlot:
+    """Where a subagent's messages go in the snapshot: the messages its own engine produced."""
+
+    subagent_run_id: str
+    """The subagent run the messages are attributed to."""
+    produced: list[Produced]
+    """The subagent engine's ``WindowBook.produced`` (the same list, growing as it streams)."""
+
+
+Produced = AssistantGroup | ReasoningWindow | ToolResult | SubagentSlot
 Window = TextWindow | ToolCallWindow | ReasoningWindow
 
 
