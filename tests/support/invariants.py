@@ -74,13 +74,15 @@ def check_stream(
     *,
     run_input: RunAgentInput | None = None,
     pre_1_0: bool = False,
+    cut: bool = False,
 ) -> None:
     """Raise :class:`StreamViolation` unless ``events`` is one valid AG-UI 1.0 run.
 
     ``run_input`` is the request the run answered: its ids, history and tool calls are
-    checked against the stream. ``pre_1_0`` adds what a client older than 1.0 rejects.
+    checked against the stream. ``pre_1_0`` adds what a client older than 1.0 rejects. ``cut``
+    says the stream was stopped early and its RUN_ERROR appended: subagents may be running.
     """
-    checker = _Checker(run_input, pre_1_0, _ENCODER)
+    checker = _Checker(run_input, pre_1_0, _ENCODER, cut)
     for index, event in enumerate(events):
         checker.feed(index, event)
     snapshot = checker.finish(len(events))

@@ -37,6 +37,7 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 
+from .invariants_subagents import _SubagentRules
 from .invariants_wire import _wire_problem
 
 _COUNT_FIELDS = tuple(name for name in TokenUsage.model_fields if name.endswith("_tokens"))
@@ -88,6 +89,7 @@ class _Window:
     role: str = "assistant"
     name: str = ""
     parent: str | None = None
+    subagent: str | None = None
 
     @property
     def text(self) -> str:
@@ -117,9 +119,10 @@ class _Checker:
     """Single-pass state machine over the events of one run."""
 
     def __init__(
-        self, run_input: RunAgentInput | None, pre_1_0: bool, encoder: EventEncoder
+        self, run_input: RunAgentInput | None, pre_1_0: bool, encoder: EventEncoder, cut: bool
     ) -> None:
         self.run_input, self.pre_1_0, self.encoder = run_input, pre_1_0, encoder
+        self.cut = cut
         self.history = _History.of(run_input)
         self.windows: dict[tuple[str, str], _Window] = {}
         self.open: dict[tuple[str, str], None] = {}
@@ -131,6 +134,7 @@ class _Checker:
         self.encrypted: dict[tuple[str, str], str] = {}
         self.steps: set[tuple[str | None, str]] = set()
         self.subagents: dict[str, bool] = {}
+        self.subs = _SubagentRules(self)
         self.started: RunStartedEvent | None = None
         self.terminal: int | None = None
         self.snapshot: tuple[int, MessagesSnapshotEvent] | None = None
@@ -155,6 +159,7 @@ class _Checker:
         first = event.type == EventType.RUN_STARTED
         self.require(index > 0 or first, "first-event-not-run-started", f"run opens with {name}")
         self.require(index == 0 or not first, "run-started-repeated", "a second RUN_STARTED")
+        self.subs.attribution(event)
         kind = _CHUNK_EVENTS.get(event.type)
         if kind is not None:
             self._chunk(kind, event)
@@ -179,6 +184,7 @@ class _Checker:
         self.require(win is None or not win.chunked, "chunk-mixed", f"{where} sent as chunks")
         if win is None or not win.is_open:
             self.fail("window-not-open", f"{where}, which is not open")
+        self.subs.same_owner(where, getattr(event, "subagent_run_id", None), win.subagent)
         if action == "part":
             self._append(win, event.delta)
         else:
@@ -207,6 +213,7 @@ class _Checker:
         win = _Window(kind, self.index, chunked, role=getattr(event, "role", None) or "assistant")
         win.name = getattr(event, "tool_call_name", None) or ""
         win.parent = getattr(event, "parent_message_id", None)
+        win.subagent = getattr(event, "subagent_run_id", None)
         self.windows[key] = win
         if not chunked:
             self.open[key] = None
@@ -249,6 +256,7 @@ class _Checker:
         self.started = event
 
     def _on_run_finished(self, event: RunFinishedEvent) -> None:
+        self.subs.terminal(event)
         self.require(not self.open, "run-finished-open-windows", f"open: {_names(self.open)}")
         self.require(not self.steps, "run-finished-open-steps", f"open: {sorted(self.steps)}")
         running = [name for name, active in self.subagents.items() if active]
@@ -266,6 +274,8 @@ class _Checker:
         self._on_run_error(event)
 
     def _on_run_error(self, event: RunFinishedEvent | RunErrorEvent) -> None:
+        if isinstance(event, RunErrorEvent) and not self.cut:
+            self.subs.terminal(event)
         seen: set[tuple[str | None, str | None]] = set()
         for pos, entry in enumerate(event.usage or []):
             problem = _usage_problem(entry)
@@ -322,6 +332,7 @@ class _Checker:
         ok = call not in self.answered and call not in self.history.answered
         self.require(ok, "tool-result-duplicate", f"tool call {call!r} is already answered")
         self._claim_message_id(ident, "tool result")
+        self.subs.result(call)
         self.answered.add(call)
         self.results[ident] = event
 
@@ -347,12 +358,14 @@ class _Checker:
     def _on_subagent_started(self, event: SubagentStartedEvent) -> None:
         ident = event.subagent_run_id
         self.require(ident not in self.subagents, "subagent-reused", f"{ident!r} started before")
+        self.subs.started(event)
         self.subagents[ident] = True
 
     def _on_subagent_finished(self, event: SubagentFinishedEvent | SubagentErrorEvent) -> None:
         ident = event.subagent_run_id
         ok = self.subagents.get(ident, False)
         self.require(ok, "subagent-not-active", f"subagent {ident!r} is not running")
+        self.subs.closed(event)
         self.subagents[ident] = False
 
     _on_subagent_error = _on_subagent_finished

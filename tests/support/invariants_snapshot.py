@@ -43,6 +43,19 @@ class _SnapshotCheck:
                 self._message(kind, ident, win)
         self._results()
         self._encrypted()
+        self.checker.subs.snapshot(self.messages, self._owners())
+
+    def _owners(self) -> dict[str, str | None]:
+        """Who streamed each message id of this run: a subagent's id, or None for the parent."""
+        owners: dict[str, str | None] = {}
+        for (kind, ident), win in self.checker.windows.items():
+            if kind == TOOL and win.parent is not None:
+                owners.setdefault(win.parent, win.subagent)
+            elif kind != SPAN and kind != TOOL:
+                owners[ident] = win.subagent
+        for ident, event in self.checker.results.items():
+            owners[ident] = event.subagent_run_id
+        return owners
 
     def _input_kept(self) -> None:
         """Every input message, unchanged and in order; this run's results may sit among them.

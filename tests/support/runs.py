@@ -178,7 +178,8 @@ def check_prefix(events: Sequence[BaseEvent], run_input: RunAgentInput) -> None:
     """Check a stream that stopped before its terminal event (the consumer stopped, or
     RUN_ERROR was switched off): it must be valid up to a RUN_ERROR a server could append."""
     ended = [*events, RunErrorEvent(message="appended by the test")]
-    check_stream(ended, run_input=run_input, pre_1_0=run_input.protocol_version is None)
+    pre_1_0 = run_input.protocol_version is None
+    check_stream(ended, run_input=run_input, pre_1_0=pre_1_0, cut=True)
 
 
 async def _drain(
