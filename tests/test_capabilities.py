@@ -243,3 +243,31 @@ def test_a_tool_disabled_for_every_run_is_not_advertised() -> None:
 
     assert caps.tools is not None
     assert [tool.name for tool in caps.tools.items or []] == ["lookup_order"]
+
+
+async def test_agent_tools_streaming_as_subagents_are_listed_as_subagents() -> None:
+    from ag_ui_openai_agents import subagent_events
+
+    researcher = Agent(name="Researcher", instructions="R.", handoff_description="Finds facts.")
+    writer = Agent(name="Writer", instructions="W.")
+    quiet = Agent(name="Quiet", instructions="Q.")
+    manager = Agent(
+        name="manager",
+        tools=[
+            researcher.as_tool(
+                tool_name="research_topic", tool_description="Research.", on_stream=subagent_events
+            ),
+            writer.as_tool(tool_name="write_prose", tool_description="Write.", on_stream=subagent_events),
+            quiet.as_tool(tool_name="stay_quiet", tool_description="Not streamed."),
+        ],
+    )
+    caps = AgentCapabilities.model_validate(await fetch_capabilities(wrapped(manager)))
+    multi = caps.multi_agent
+    assert multi is not None and multi.supported and multi.delegation
+    assert [(s.name, s.description) for s in multi.subagents or []] == [
+        ("Researcher", "Finds facts."),
+        ("Writer", "Write."),
+    ]
+    plain = agent_capabilities(Agent(name="m", tools=[quiet.as_tool(tool_name="q", tool_description="Q")]))
+    assert plain.multi_agent is not None and plain.multi_agent.subagents is None
+    assert not plain.multi_agent.supported and plain.multi_agent.delegation is None
