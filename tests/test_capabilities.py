@@ -257,7 +257,9 @@ async def test_agent_tools_streaming_as_subagents_are_listed_as_subagents() -> N
             researcher.as_tool(
                 tool_name="research_topic", tool_description="Research.", on_stream=subagent_events
             ),
-            writer.as_tool(tool_name="write_prose", tool_description="Write.", on_stream=subagent_events),
+            writer.as_tool(
+                tool_name="write_prose", tool_description="Write.", on_stream=subagent_events
+            ),
             quiet.as_tool(tool_name="stay_quiet", tool_description="Not streamed."),
         ],
     )
@@ -268,6 +270,8 @@ async def test_agent_tools_streaming_as_subagents_are_listed_as_subagents() -> N
         ("Researcher", "Finds facts."),
         ("Writer", "Write."),
     ]
-    plain = agent_capabilities(Agent(name="m", tools=[quiet.as_tool(tool_name="q", tool_description="Q")]))
+    plain = agent_capabilities(
+        Agent(name="m", tools=[quiet.as_tool(tool_name="q", tool_description="Q")])
+    )
     assert plain.multi_agent is not None and plain.multi_agent.subagents is None
     assert not plain.multi_agent.supported and plain.multi_agent.delegation is None

@@ -63,7 +63,9 @@ def text(ident: str, owner: str | None, delta: str = "hi") -> list[BaseEvent]:
 
 def start(ident: str = SUB, call_id: str = "c1", **kw: Any) -> SubagentStartedEvent:
     kw.setdefault("parent_message_id", "m1")
-    return SubagentStartedEvent(subagent_run_id=ident, name="Spec", parent_tool_call_id=call_id, **kw)
+    return SubagentStartedEvent(
+        subagent_run_id=ident, name="Spec", parent_tool_call_id=call_id, **kw
+    )
 
 
 def done(ident: str = SUB) -> SubagentFinishedEvent:
@@ -159,7 +161,7 @@ BROKEN: dict[str, Callable[[], list[BaseEvent]]] = {
         done(),
     ],
     "subagent-open-at-result": lambda: [*call("c1", "spec", "m1"), start(), result()],
-    "terminal-open-subagents": lambda: [*call("c1", "spec", "m1"), start()],
+    "run-finished-open-subagents": lambda: [*call("c1", "spec", "m1"), start()],
     "snapshot-subagent-misplaced": lambda: [
         *valid_body()[:-1],
         snapshot(order="after"),
@@ -188,5 +190,5 @@ def test_run_error_must_close_subagents_unless_the_stream_was_cut() -> None:
     body = [*call("c1", "spec", "m1"), start()]
     with pytest.raises(StreamViolation) as caught:
         check_stream(lifecycle(*body, end=RunErrorEvent(message="x")), run_input=INPUT)
-    assert caught.value.rule == "terminal-open-subagents"
+    assert caught.value.rule == "run-error-open-subagents"
     check_stream(lifecycle(*body, end=RunErrorEvent(message="x")), run_input=INPUT, cut=True)

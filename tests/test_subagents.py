@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -26,10 +27,10 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, subagent_events
+from ag_ui_openai_agents import AGUITranslator, subagent_events, use_run_scope
 from ag_ui_openai_agents.subagents import SubagentSink, streams_as_subagent
-from support.runs import AguiRun, request, user
-from support.scripted import Call, Text, Turn, TurnUsage, run_streamed
+from support.runs import AguiRun, _drain, request, run_agui, user
+from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
 from support.subagent_runs import AgentScripts, run_served, run_translated
 
 PROTOCOLS = pytest.mark.parametrize("protocol", ["1.0", None], ids=["1.0", "pre-1.0"])
@@ -203,7 +204,7 @@ async def test_parallel_specialists_interleave_and_close_once(
     # The three ran at once: every one started before any finished, and their events mix.
     assert max(events.index(s) for s in started) < min(events.index(c) for c in closes)
     owners = [getattr(e, "subagent_run_id", None) for e in events]
-    switches = sum(1 for a, b in zip(owners, owners[1:], strict=False) if a and b and a != b)
+    switches = sum(1 for a, b in pairwise(owners) if a and b and a != b)
     assert switches >= 3
     for call, sub in by_call.items():
         close = next(c for c in closes if c.subagent_run_id == sub.subagent_run_id)
@@ -211,7 +212,9 @@ async def test_parallel_specialists_interleave_and_close_once(
         assert events.index(close) < answer
     texts = {
         sub.parent_tool_call_id: "".join(
-            e.delta for e in tagged(events, sub.subagent_run_id) if isinstance(e, TextMessageContentEvent)
+            e.delta
+            for e in tagged(events, sub.subagent_run_id)
+            if isinstance(e, TextMessageContentEvent)
         )
         for sub in started
     }
@@ -248,7 +251,9 @@ async def test_agent_tool_inside_a_specialist_is_a_nested_subagent(protocol: str
             )
         ],
     )
-    tool = lead.as_tool(tool_name="lead_research", tool_description="Lead.", on_stream=subagent_events)
+    tool = lead.as_tool(
+        tool_name="lead_research", tool_description="Lead.", on_stream=subagent_events
+    )
     scripts = {
         "manage": [
             Turn([Call("lead_research", {"input": "owls"}, call_id="call_lead")]),
@@ -322,7 +327,9 @@ async def test_outer_failure_closes_open_subagents_before_run_error(protocol: st
     }
     tool = research_tool(failure_error_function=None)
     run_input = request(protocol_version=protocol)
-    result = await run_translated(manager(tool), run_input, AgentScripts(scripts), expect_error=True)
+    result = await run_translated(
+        manager(tool), run_input, AgentScripts(scripts), expect_error=True
+    )
     error = result.one(SubagentErrorEvent)
     assert error.code == "run_failed"
     assert result.events.index(error) < len(result.events) - 1
@@ -336,10 +343,6 @@ async def test_cancelled_run_closes_open_subagents_before_run_finished() -> None
     }
     run_input = request()
     translator = AGUITranslator()
-    from ag_ui_openai_agents import use_run_scope
-    from support.runs import _drain
-    from support.scripted import ScriptedResponsesModel
-
     with use_run_scope() as scope:
         result, _ = run_streamed(
             manager(research_tool()),
@@ -393,17 +396,20 @@ async def test_next_turn_with_subagent_history_runs_the_manager_on_its_own_calls
 
 
 async def test_specialist_usage_counts_once_per_model() -> None:
-    from support.scripted import ScriptedResponsesModel
-
     inner_model = ScriptedResponsesModel(
         [
-            Turn([Call("lookup", {"topic": "owls"}, call_id="call_in", id="fc_in")], usage=TurnUsage(7, 3)),
+            Turn(
+                [Call("lookup", {"topic": "owls"}, call_id="call_in", id="fc_in")],
+                usage=TurnUsage(7, 3),
+            ),
             Turn([Text("Hoot.", id="msg_in")], usage=TurnUsage(7, 3)),
         ],
         model_name="specialist-model",
     )
     inner = Agent(name="Researcher", instructions="research", tools=[lookup], model=inner_model)
-    tool = inner.as_tool(tool_name="research_topic", tool_description="R.", on_stream=subagent_events)
+    tool = inner.as_tool(
+        tool_name="research_topic", tool_description="R.", on_stream=subagent_events
+    )
     result = await run("translator", manager(tool), ONE_CALL)
     usage = {(u.model, u.input_tokens, u.output_tokens) for u in result.finished.usage or []}
     assert usage == {("scripted-model", 20, 10), ("specialist-model", 14, 6)}
@@ -412,17 +418,15 @@ async def test_specialist_usage_counts_once_per_model() -> None:
 # --- the callback and the sink ----------------------------------------------------------------
 
 
-async def test_callback_outside_a_scope_does_nothing_but_warn(caplog: pytest.LogCaptureFixture) -> None:
+async def test_callback_outside_a_scope_does_nothing_but_warn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     import ag_ui_openai_agents.subagents as module
 
     module._warned_without_sink = False
     caplog.set_level(logging.WARNING, logger=module.__name__)
-    from support.runs import run_agui
-
     run_input = request()
     scripts = AgentScripts(ONE_CALL)
-    from support.scripted import ScriptedResponsesModel
-
     result = await run_agui(
         manager(research_tool()), run_input, model=ScriptedResponsesModel(scripts)
     )

@@ -256,7 +256,6 @@ class _Checker:
         self.started = event
 
     def _on_run_finished(self, event: RunFinishedEvent) -> None:
-        self.subs.terminal(event)
         self.require(not self.open, "run-finished-open-windows", f"open: {_names(self.open)}")
         self.require(not self.steps, "run-finished-open-steps", f"open: {sorted(self.steps)}")
         running = [name for name, active in self.subagents.items() if active]

@@ -9,11 +9,11 @@
   (``parent_tool_call_id``) was streamed before, START to END, by that parent (or is in the
   request's history), has no result yet, and sits in ``parent_message_id``;
 * it is closed once, after its own windows and its nested subagents, and before the result of
-  its parent tool call and before the terminal event (RUN_FINISHED or RUN_ERROR);
+  its parent tool call and before the terminal event (RUN_ERROR here; RUN_FINISHED in the checker);
 * every event of a window carries the attribution of the window's START;
 * in the messages snapshot, what a subagent streamed carries its id, what the parent agent
   streamed carries none, and a subagent's messages sit between the assistant message holding
-  its parent call and that call's result.
+  its parent call and that call's result (unless that call is in the request's history).
 """
 
 from __future__ import annotations
@@ -33,7 +33,11 @@ from ag_ui.core import (
 if TYPE_CHECKING:
     from .invariants_checker import _Checker
 
-_SUBAGENT_EVENTS = {EventType.SUBAGENT_STARTED, EventType.SUBAGENT_FINISHED, EventType.SUBAGENT_ERROR}
+_SUBAGENT_EVENTS = {
+    EventType.SUBAGENT_STARTED,
+    EventType.SUBAGENT_FINISHED,
+    EventType.SUBAGENT_ERROR,
+}
 
 
 @dataclass
@@ -72,7 +76,9 @@ class _SubagentRules:
 
     def same_owner(self, where: str, owner: str | None, opener: str | None) -> None:
         ok = owner == opener
-        self.require(ok, "subagent-attribution-mismatch", f"{where}: {owner!r}, opened by {opener!r}")
+        self.require(
+            ok, "subagent-attribution-mismatch", f"{where}: {owner!r}, opened by {opener!r}"
+        )
 
     def started(self, event: SubagentStartedEvent) -> None:
         ident, parent = event.subagent_run_id, event.parent_subagent_run_id
@@ -118,7 +124,7 @@ class _SubagentRules:
     def terminal(self, event: BaseEvent) -> None:
         running = self.active()
         ok = not running
-        self.require(ok, "terminal-open-subagents", f"{event.type.value} with running {running}")
+        self.require(ok, "run-error-open-subagents", f"{event.type.value} with running {running}")
 
     # ---- snapshot
 
@@ -140,8 +146,8 @@ class _SubagentRules:
         self, message: Any, run: _Subagent, messages: list[Any], position: dict[str, int]
     ) -> None:
         call = run.parent_call
-        if call is None:
-            return
+        if call is None or call in self.checker.history.calls:
+            return  # a resumed call: its result is already in the history, before the run
         holder = next(
             (i for i, m in enumerate(messages)
              if call in {c.id for c in getattr(m, "tool_calls", None) or []}),

@@ -53,7 +53,9 @@ def build_app() -> FastAPI:
         researcher.as_tool(
             tool_name="research_topic", tool_description="Research.", on_stream=subagent_events
         ),
-        writer.as_tool(tool_name="write_prose", tool_description="Write.", on_stream=subagent_events),
+        writer.as_tool(
+            tool_name="write_prose", tool_description="Write.", on_stream=subagent_events
+        ),
     ]
     manager = Agent(name="Manager", instructions="manage", tools=tools)
     app = FastAPI()

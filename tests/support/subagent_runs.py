@@ -14,16 +14,21 @@ Both check the stream with :func:`support.invariants.check_stream`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ag_ui.core import RunAgentInput
 from agents import Agent, RunConfig
 
 from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, use_run_scope
-from ag_ui.core import RunAgentInput
 from support.runs import AguiRun, _drain
-from support.scripted import RecordedCall, ScriptedProvider, ScriptedResponsesModel, Turn, run_streamed
+from support.scripted import (
+    RecordedCall,
+    ScriptedProvider,
+    ScriptedResponsesModel,
+    Turn,
+    run_streamed,
+)
 
 __all__ = ["AgentScripts", "run_served", "run_translated"]
 
@@ -41,7 +46,9 @@ def _first_user_text(call: RecordedCall) -> str:
 class AgentScripts:
     """A turn source: ``{instructions: turns}`` or ``{instructions: {input text: turns}}``."""
 
-    def __init__(self, scripts: Mapping[str, Sequence[Turn] | Mapping[str, Sequence[Turn]]]) -> None:
+    def __init__(
+        self, scripts: Mapping[str, Sequence[Turn] | Mapping[str, Sequence[Turn]]]
+    ) -> None:
         self.scripts = scripts
         self.used: dict[tuple[str, str], int] = {}
 
@@ -85,14 +92,13 @@ def served_agent(agent: Agent[Any], scripts: AgentScripts, **options: Any) -> Op
 
 
 async def run_served(
-    agent: Agent[Any], run_input: RunAgentInput, scripts: AgentScripts, *, expect_error: bool = False
+    agent: Agent[Any],
+    run_input: RunAgentInput,
+    scripts: AgentScripts,
+    *,
+    expect_error: bool = False,
 ) -> AguiRun:
     """Run ``agent`` through ``OpenAIAgentsAgent.run_streamed`` on ``scripts``."""
     served = served_agent(agent, scripts)
     events, error = await _drain(served.run_streamed(run_input), run_input, expect_error, True)
     return AguiRun(events, None, None, error)
-
-
-def replace_config(config: RunConfig, **changes: Any) -> RunConfig:
-    """A copy of a run config with some fields changed."""
-    return dataclasses.replace(config, **changes)
