@@ -1,4 +1,5 @@
-"""Real TypeScript clients accept subagent streams: @ag-ui/client 1.0.0 (strict) and 0.0.59.
+"""Real TypeScript clients accept subagent streams: @ag-ui/client 1.0.0 (strict) and 0.0.59,
+straight at the server and behind CopilotKit's runtime 1.75.
 
 The server is the real FastAPI endpoint serving a manager whose two specialists stream as
 subagents (``support.subagent_app``); each client plays two turns against it.
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import (
     CLIENT_VERSIONS,
     ClientVersion,
@@ -26,17 +28,39 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+TURNS = [{"user": "Tell me about owls"}, {"user": "Thanks"}]
+
+
 @pytest.mark.parametrize("version", CLIENT_VERSIONS)
 def test_client_accepts_subagent_streams(version: ClientVersion) -> None:
     ensure_node_modules()
     with serve_app(build_app()) as base_url:
-        scenario: dict[str, Any] = {
-            "url": f"{base_url}/agent",
-            "strict": True,
-            "turns": [{"user": "Tell me about owls"}, {"user": "Thanks"}],
-        }
+        scenario: dict[str, Any] = {"url": f"{base_url}/agent", "strict": True, "turns": TURNS}
         result = run_client(version, scenario)
     assert result["ok"], turn_errors(result)
+    check_subagent_turns(result)
+    assert ("protocolVersion" in result["turns"][0]["request"]) == (version == "v1")
+
+
+@pytest.mark.parametrize("version", CLIENT_VERSIONS)
+def test_copilotkit_runtime_passes_subagent_streams(version: ClientVersion) -> None:
+    ensure_node_modules()
+    ensure_copilotkit()
+    with (
+        serve_app(build_app()) as upstream,
+        serve_copilot_runtime(upstream, ["agent"]) as runtime,
+    ):
+        scenario: dict[str, Any] = {"url": runtime.run_url("agent"), "strict": True, "turns": TURNS}
+        result = run_client(version, scenario)
+        logged = runtime.errors()
+    assert result["ok"], turn_errors(result)
+    assert logged == []
+    check_subagent_turns(result)
+    assert result["turns"][0]["events"][0]["input"]["messages"], "the runtime adds its input"
+
+
+def check_subagent_turns(result: dict[str, Any]) -> None:
+    """Two subagents streamed and kept in the first turn; none in the plain second one."""
     first, second = result["turns"]
     types = first["eventTypes"]
     assert types.count("SUBAGENT_STARTED") == 2
@@ -53,4 +77,3 @@ def test_client_accepts_subagent_streams(version: ClientVersion) -> None:
     # The next turn sends them back; the manager answers from its own conversation.
     assert any(m.get("subagentRunId") for m in second["request"]["messages"])
     assert "SUBAGENT_STARTED" not in second["eventTypes"]
-    assert ("protocolVersion" in first["request"]) == (version == "v1")
