@@ -133,15 +133,16 @@ def streams_as_subagent(tool: Any) -> bool:
 
 async def with_subagent_events(
     stream: AsyncIterator[StreamEvent], sink: SubagentSink
-) -> AsyncGenerator[StreamEvent | None, None]:
-    """The outer stream's events, with None in between whenever ``sink`` holds nested events.
+) -> AsyncGenerator[list[StreamEvent], None]:
+    """The outer stream's events in batches, and an empty batch whenever ``sink`` holds nested
+    events while the outer stream is silent.
 
     A task reads the outer stream ahead into a buffer, so that nested events reach the reader
-    while the outer stream is silent (a specialist runs inside a tool call). A failure of the
-    outer stream is raised after the events read before it. Closing this generator cancels
-    the reading task (cancel the SDK run first).
+    while the outer stream is silent (a specialist runs inside a tool call); each batch is what
+    the buffer held. A failure of the outer stream is raised after the events read before it.
+    Closing this generator cancels the reading task (cancel the SDK run first).
     """
-    buffer: deque[StreamEvent] = deque()
+    buffer: list[StreamEvent] = []
 
     async def read_ahead() -> None:
         try:
@@ -154,16 +155,16 @@ async def with_subagent_events(
     reader = asyncio.ensure_future(read_ahead())
     try:
         while True:
-            while buffer:
-                yield buffer.popleft()
-                if len(sink):
-                    yield None
-            if len(sink):
-                yield None
-                continue
-            if reader.done():
+            if buffer:
+                batch = buffer[:]
+                buffer.clear()
+                yield batch
+            elif len(sink):
+                yield []
+            elif reader.done():
                 break
-            await sink.waiter()
+            else:
+                await sink.waiter()
         reader.result()
     finally:
         if not reader.done():

@@ -157,11 +157,16 @@ class AGUITranslator:
                     yield event
             translate = engine.translate
             if merged is not None:
-                async for sdk_event in merged:
-                    if shared_state is not None and shared_state.take_change():
-                        yield StateSnapshotEvent(snapshot=shared_state.value)
-                    for event in translate(sdk_event) if sdk_event is not None else ():
-                        yield event
+                subagents = engine.subagents
+                async for batch in merged:
+                    for sdk_event in batch:
+                        if shared_state is not None and shared_state.take_change():
+                            yield StateSnapshotEvent(snapshot=shared_state.value)
+                        for event in translate(sdk_event):
+                            yield event
+                        if subagents.waiting:
+                            for event in engine.translate_subagent_events():
+                                yield event
                     for event in engine.translate_subagent_events():
                         yield event
                 if result is not None and getattr(result, "_cancel_mode", "none") != "none":
