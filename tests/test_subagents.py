@@ -454,3 +454,19 @@ def test_streams_as_subagent_tells_agent_tools_apart() -> None:
     assert not streams_as_subagent(research_tool(on_stream=lambda event: None))
     assert not streams_as_subagent(RESEARCHER.as_tool(tool_name="r", tool_description="R."))
     assert not streams_as_subagent(lookup)
+
+
+async def test_specialist_without_item_ids_gets_generated_ids() -> None:
+    scripts = {
+        "manage": ONE_CALL["manage"],
+        "research": {
+            "owls": [
+                Turn([Call("lookup", {"topic": "owls"})], fake_ids=True),
+                Turn([Text("They hoot.")], fake_ids=True),
+            ]
+        },
+    }
+    result = await run("translator", manager(research_tool()), scripts)
+    sub = result.one(SubagentStartedEvent).subagent_run_id
+    ids = {getattr(e, "message_id", None) for e in tagged(result.events, sub)} - {None}
+    assert ids and all(i.startswith(("msg_", "call_")) for i in ids)  # never the placeholder
