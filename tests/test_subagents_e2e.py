@@ -59,6 +59,23 @@ def test_copilotkit_runtime_passes_subagent_streams(version: ClientVersion) -> N
     assert result["turns"][0]["events"][0]["input"]["messages"], "the runtime adds its input"
 
 
+@pytest.mark.parametrize("version", CLIENT_VERSIONS)
+def test_client_accepts_a_failed_subagent(version: ClientVersion) -> None:
+    ensure_node_modules()
+    with serve_app(build_app()) as base_url:
+        scenario: dict[str, Any] = {
+            "url": f"{base_url}/failing",
+            "strict": True,
+            "turns": [{"user": "Tell me about owls"}],
+        }
+        result = run_client(version, scenario)
+    assert result["ok"], turn_errors(result)
+    types = result["turns"][0]["eventTypes"]
+    assert types.index("SUBAGENT_STARTED") < types.index("SUBAGENT_ERROR")
+    assert types.index("SUBAGENT_ERROR") < types.index("TOOL_CALL_RESULT")
+    assert types[-1] == "RUN_FINISHED"
+
+
 def check_subagent_turns(result: dict[str, Any]) -> None:
     """Two subagents streamed and kept in the first turn; none in the plain second one."""
     first, second = result["turns"]

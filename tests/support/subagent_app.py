@@ -2,7 +2,8 @@
 
 The manager (``/agent``) asks two specialists at once: ``research_topic`` looks a topic up and
 answers, ``write_prose`` writes. Both stream as AG-UI subagents. A second user turn gets a plain
-answer from the manager, with the first turn's subagent messages in its history.
+answer from the manager, with the first turn's subagent messages in its history. On
+``/failing`` the researcher's model fails mid-answer: SUBAGENT_ERROR, then the manager goes on.
 """
 
 from __future__ import annotations
@@ -45,8 +46,20 @@ def _scripts() -> AgentScripts:
     )
 
 
+def _failing_scripts() -> AgentScripts:
+    return AgentScripts(
+        {
+            "manage": [
+                Turn([Call("research_topic", {"input": "owls"})]),
+                Turn([Text("The research failed; here is what I know.")]),
+            ],
+            "research": [Turn([Text("Half an ans")], raise_after_events=6)],
+        }
+    )
+
+
 def build_app() -> FastAPI:
-    """The app: one route, ``/agent``."""
+    """The app: ``/agent``, and ``/failing`` where the research specialist's model fails."""
     researcher = Agent(name="Researcher", instructions="research", tools=[lookup])
     writer = Agent(name="Writer", instructions="write", handoff_description="Writes prose.")
     tools: list[Any] = [
@@ -60,4 +73,6 @@ def build_app() -> FastAPI:
     manager = Agent(name="Manager", instructions="manage", tools=tools)
     app = FastAPI()
     add_openai_agents_fastapi_endpoint(app, served_agent(manager, _scripts()), "/agent")
+    failing = served_agent(manager, _failing_scripts())
+    add_openai_agents_fastapi_endpoint(app, failing, "/failing")
     return app
