@@ -241,3 +241,24 @@ def test_sums_the_wire_cannot_carry_are_left_unset() -> None:
         )
 
     assert tally.entries() == [TokenUsage(model="m", output_tokens=10)]
+
+
+def test_resumed_tools_usage_leaves_out_what_their_subagents_streamed() -> None:
+    tally = UsageTally()
+    streamed = SimpleNamespace(model="inner-model", usage=Usage(input_tokens=7, output_tokens=3))
+    tally.add_response(streamed, counted_by_sdk=True)
+    tally.add_resumed(Usage(input_tokens=9, output_tokens=4))  # 2 + 1 came from elsewhere
+    # The run's own total is then compared only with what streams after the resume.
+    tally.add_response(
+        SimpleNamespace(model="outer", usage=Usage(input_tokens=5, output_tokens=5)),
+        counted_by_sdk=True,
+    )
+    tally.add_unstreamed(Usage(input_tokens=5, output_tokens=5))
+    entries = {(e.model, e.input_tokens, e.output_tokens) for e in tally.entries() or []}
+    assert entries == {("inner-model", 7, 3), (None, 2, 1), ("outer", 5, 5)}
+
+
+def test_resumed_tools_usage_without_subagents_is_one_entry() -> None:
+    tally = UsageTally()
+    tally.add_resumed(Usage(input_tokens=9, output_tokens=4))
+    assert [(e.model, e.input_tokens) for e in tally.entries() or []] == [(None, 9)]

@@ -1,7 +1,8 @@
 """``OpenAIAgentsAgent``: a fixed SDK agent served over AG-UI with the standard flow.
 
-Per request: answer tool calls the history left open (approvals), make the request's state the
-run's :class:`SharedState`, translate the request, run a per-request clone of the agent (client
+Per request: answer tool calls the history left open (approvals), set up the run's scope (the
+request's state as its :class:`SharedState`, and the sink agents used as tools stream their
+subagent events into), translate the request, run a per-request clone of the agent (client
 tools added, the AG-UI context appended to its instructions) and translate its stream.
 """
 
