@@ -3,7 +3,10 @@
 The manager calls ``research_topic``, ``write_prose`` and ``critique_draft`` in turn; each is
 an ``Agent.as_tool`` with the SDK's default ``{"input": string}`` arguments, so a page can
 render a delegation log from the three tool calls and their results. Each specialist does
-visible work of its own before answering: it calls one small tool, then writes its text.
+visible work of its own before answering: it calls one small tool, then writes its text. With
+``on_stream=subagent_events`` that work streams live as an AG-UI subagent (SUBAGENT_STARTED,
+its tool call and text tagged with its ``subagentRunId``, SUBAGENT_FINISHED) inside the
+manager's call, before the call's result.
 """
 
 from __future__ import annotations
@@ -11,7 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import (
+    OpenAIAgentsAgent,
+    add_openai_agents_fastapi_endpoint,
+    subagent_events,
+)
 from agents import Agent, ModelSettings, function_tool
 from fastapi import FastAPI
 
@@ -142,7 +149,11 @@ def build_agent(settings: ExampleSettings) -> Agent[Any]:
             "Answer simple questions yourself, without the team."
         ),
         tools=[
-            specialist.as_tool(tool_name=name, tool_description=_TOOL_DESCRIPTIONS[name])
+            specialist.as_tool(
+                tool_name=name,
+                tool_description=_TOOL_DESCRIPTIONS[name],
+                on_stream=subagent_events,
+            )
             for name, specialist in build_specialists(settings).items()
         ],
         model=settings.model,

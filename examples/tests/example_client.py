@@ -110,12 +110,17 @@ class Run:
 
     @property
     def tool_calls(self) -> list[tuple[str, str, Any]]:
-        """``(call id, tool name, parsed arguments)`` of every streamed call, in order."""
+        """``(call id, tool name, parsed arguments)`` of every call the agent itself streamed
+        (not its subagents'), in order."""
         args: dict[str, str] = {}
         for event in self.events:
             if isinstance(event, ToolCallArgsEvent):
                 args[event.tool_call_id] = args.get(event.tool_call_id, "") + event.delta
-        starts = [e for e in self.events if isinstance(e, ToolCallStartEvent)]
+        starts = [
+            e
+            for e in self.events
+            if isinstance(e, ToolCallStartEvent) and e.subagent_run_id is None
+        ]
         return [
             (s.tool_call_id, s.tool_call_name, json.loads(args[s.tool_call_id])) for s in starts
         ]
@@ -133,11 +138,12 @@ class Run:
         return found[0]
 
     def assistant_calls(self) -> list[str]:
-        """Ids of the tool calls the snapshot's assistant messages hold."""
+        """Ids of the tool calls the snapshot's assistant messages hold (the agent's own, not
+        those of its subagents)."""
         return [
             call.id
             for message in self.snapshot.messages
-            if isinstance(message, AssistantMessage)
+            if isinstance(message, AssistantMessage) and message.subagent_run_id is None
             for call in message.tool_calls or []
         ]
 

@@ -18,6 +18,11 @@ from ag_ui.core import (
     MessagesSnapshotEvent,
     RunFinishedEvent,
     RunFinishedSuccessOutcome,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+    TextMessageContentEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
 )
 
 from agents_examples import ag_ui_docs_copilot, subagents
@@ -214,9 +219,34 @@ async def test_manager_delegates_to_the_three_specialists_in_turn(
     assert run.assistant_calls() == [research_id, write_id, critique_id]
     assert "words per sentence" in run.text
 
+    # The specialists stream as subagents, so their model calls count with their model.
     usage = run.finished.usage or []
-    [nested] = [entry for entry in usage if entry.model is None]  # The specialists' calls.
-    assert (nested.input_tokens or 0) > 0
+    assert usage and all(entry.model is not None for entry in usage)
+    success(run)
+
+
+async def test_specialists_stream_as_subagents_inside_the_managers_calls(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    chat = Chat(client, "/subagents", protocol_version=protocol_version)
+    run = await chat.say("Write a short article about the history of AI")
+    started = [e for e in run.events if isinstance(e, SubagentStartedEvent)]
+    assert [e.name for e in started] == ["Researcher", "Writer", "Critic"]
+    assert [e.parent_tool_call_id for e in started] == [call for call, _, _ in run.tool_calls]
+    for sub in started:
+        own = [e for e in run.events if getattr(e, "subagent_run_id", None) == sub.subagent_run_id]
+        assert isinstance(own[-1], SubagentFinishedEvent)
+        names = [e.tool_call_name for e in own if isinstance(e, ToolCallStartEvent)]
+        assert len(names) == 1  # its own small tool
+        assert any(isinstance(e, TextMessageContentEvent) for e in own)
+        result = next(
+            i
+            for i, e in enumerate(run.events)
+            if isinstance(e, ToolCallResultEvent) and e.tool_call_id == sub.parent_tool_call_id
+        )
+        assert run.events.index(own[-1]) < result
+    attributed = [m for m in run.snapshot.messages if m.subagent_run_id is not None]
+    assert {m.subagent_run_id for m in attributed} == {s.subagent_run_id for s in started}
     success(run)
 
 

@@ -81,7 +81,12 @@ TOOL_NAMES: dict[str, list[list[str]]] = {
 
 
 def _tool_names(events: list[dict[str, Any]]) -> list[str]:
-    return [e["toolCallName"] for e in events if e["type"] == "TOOL_CALL_START"]
+    """The tool calls the agent itself made (its subagents' calls carry ``subagentRunId``)."""
+    return [
+        e["toolCallName"]
+        for e in events
+        if e["type"] == "TOOL_CALL_START" and "subagentRunId" not in e
+    ]
 
 
 def _text(events: list[dict[str, Any]]) -> str:
@@ -107,6 +112,8 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
     events = [turn["events"] for turn in result["turns"]]
     if name in TOOL_NAMES:
         assert [_tool_names(turn) for turn in events] == TOOL_NAMES[name]
+    if name == "subagents":
+        _check_subagents(events)
     if name == "custom_lifecycle_events":
         for turn in events:
             assert [e["type"] for e in turn[-3:]] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
@@ -117,3 +124,22 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
     if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":
         assert outcomes[0]["pendingToolCallIds"], "the frontend tool call is left to the client"
         assert not outcomes[1].get("pendingToolCallIds")
+
+
+def _check_subagents(turns: list[list[dict[str, Any]]]) -> None:
+    """The three specialists streamed as subagents inside the manager's calls, then none."""
+    first, second = turns
+    started = [e for e in first if e["type"] == "SUBAGENT_STARTED"]
+    assert [e["name"] for e in started] == ["Researcher", "Writer", "Critic"]
+    calls = [
+        e["toolCallId"]
+        for e in first
+        if e["type"] == "TOOL_CALL_START" and "subagentRunId" not in e
+    ]
+    assert [e["parentToolCallId"] for e in started] == calls
+    for sub in started:
+        own = [e for e in first if e.get("subagentRunId") == sub["subagentRunId"]]
+        kinds = {e["type"] for e in own}
+        assert {"TOOL_CALL_START", "TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT"} <= kinds
+        assert own[-1]["type"] == "SUBAGENT_FINISHED"
+    assert not any(e["type"].startswith("SUBAGENT_") for e in second)
