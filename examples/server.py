@@ -3,6 +3,8 @@
     uv run python server.py                 # HOST (0.0.0.0) and PORT (8031) from the environment
     uv run uvicorn server:create_app --factory --port 8031
 
+Open http://localhost:8031 for a page that tries every example in the browser.
+
 Settings come from the environment, after loading ``.env`` if there is one. Without
 ``OPENAI_API_KEY`` every example runs on the offline demo model, so the server works with no
 network and no account.
@@ -21,6 +23,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from agents_examples import EXAMPLES, ExampleSettings, settings_from_env
+from page import mount_page
 
 logger = logging.getLogger("examples.server")
 
@@ -78,6 +81,7 @@ def create_app(settings: ExampleSettings | None = None) -> FastAPI:
         }
 
     serve_both_slash_forms(app)
+    mount_page(app)  # GET /: a page to try every example in the browser
     return app
 
 

@@ -1,0 +1,344 @@
+// The examples page: pick an example, chat with it, answer its tools and approvals, and
+// watch the protocol (state, event log) on the side.
+
+import { Conversation, newId, resumeEntry } from "./agui.js";
+import { pageConfig } from "./examples.js";
+import { h, messageView, pretty, runCard, stepList } from "./render.js";
+
+const $ = (selector) => document.querySelector(selector);
+const AUTO_ANSWERS = { generate_haiku: "Haiku shown." };
+
+const page = {
+  examples: [],
+  current: null, // the selected example from /health
+  conversations: new Map(), // example name -> Conversation
+  controller: null,
+  decisions: new Map(), // interrupt id -> "approve" | "reject" | "cancel"
+  pageError: null,
+  scheduled: false,
+};
+
+function conversation() {
+  const example = page.current;
+  if (!example) return null;
+  if (!page.conversations.has(example.name)) {
+    const config = pageConfig(example.name);
+    page.conversations.set(example.name, new Conversation({ url: example.path, tools: config.tools, context: config.context }));
+  }
+  return page.conversations.get(example.name);
+}
+
+// ---- what the renderer needs to know about the conversation ----------------------------
+
+function buildView(chat) {
+  const results = new Map(chat.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m]));
+  const calls = new Set(chat.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+  const open = new Set(chat.runs.filter((r) => r.status === "running").flatMap((r) => [...r.open]));
+  const subagents = [...chat.subagents.values()];
+  const view = {
+    results,
+    open,
+    running: chat.running,
+    pendingIds: new Set(chat.running ? [] : chat.pendingToolCalls().map((c) => c.id)),
+    interruptCalls: new Set(chat.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean)),
+    hasCall: (id) => calls.has(id),
+    subagentsOfCall: (id) => subagents.filter((s) => s.parentToolCallId === id),
+    messagesOf: (id) => chat.messages.filter((m) => m.subagentRunId === id),
+    stepsOf: (id) => stepList(chat.runs.flatMap((r) => r.steps).filter((s) => s.subagentRunId === id)),
+    orphanSubagents: (parentId, runId) =>
+      subagents.filter(
+        (s) =>
+          !(s.parentToolCallId && calls.has(s.parentToolCallId)) &&
+          s.parentSubagentRunId === parentId &&
+          (runId === undefined || s.runId === runId),
+      ),
+    answerTool: (call, content) => answerTool(chat, call, content),
+  };
+  return view;
+}
+
+function topLevel(chat) {
+  return chat.messages.filter((m) => m.subagentRunId == null || !chat.subagents.has(m.subagentRunId));
+}
+
+// ---- rendering ---------------------------------------------------------------------------
+
+function schedule() {
+  if (page.scheduled) return;
+  page.scheduled = true;
+  requestAnimationFrame(() => {
+    page.scheduled = false;
+    render();
+  });
+}
+
+function renderTranscript(chat) {
+  const transcript = $("#transcript");
+  const stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  const view = buildView(chat);
+  const messages = topLevel(chat);
+  const ids = messages.map((m) => m.id);
+  const anchored = new Map();
+  const unanchored = [];
+  chat.runs.forEach((run, index) => {
+    const own = run.newMessageIds.filter((id) => ids.includes(id));
+    const anchor = own.length ? own.reduce((a, b) => (ids.indexOf(a) > ids.indexOf(b) ? a : b)) : run.previousLastId;
+    if (anchor && ids.includes(anchor)) {
+      if (!anchored.has(anchor)) anchored.set(anchor, []);
+      anchored.get(anchor).push([run, index]);
+    } else {
+      unanchored.push([run, index]);
+    }
+  });
+  const nodes = [];
+  for (const message of messages) {
+    nodes.push(messageView(message, view));
+    for (const [run, index] of anchored.get(message.id) ?? []) nodes.push(runCard(run, index, view));
+  }
+  for (const [run, index] of unanchored) nodes.push(runCard(run, index, view));
+  if (!nodes.length) nodes.push(h("p", { class: "empty" }, "No messages yet. Type below, or use the suggested prompt."));
+  transcript.replaceChildren(...nodes.filter(Boolean));
+  if (stick) transcript.scrollTop = transcript.scrollHeight;
+}
+
+function renderPending(chat) {
+  const area = $("#pending");
+  const cards = chat.running
+    ? []
+    : chat.pendingInterrupts.map((interrupt) => {
+        const decided = page.decisions.get(interrupt.id);
+        const tool = interrupt.metadata?.tool_name ?? chat.findToolCall(interrupt.toolCallId)?.function.name;
+        const input = interrupt.metadata?.tool_input ?? chat.findToolCall(interrupt.toolCallId)?.function.arguments;
+        const decide = (decision) => () => decideInterrupt(chat, interrupt, decision);
+        return h(
+          "div",
+          { class: "interrupt", role: "group", "aria-label": `Interrupt ${interrupt.reason}`, "data-interrupt-id": interrupt.id },
+          h("div", { class: "interrupt-title" }, interrupt.reason === "tool_approval" ? "Approval needed" : `Input needed: ${interrupt.reason}`),
+          interrupt.message ? h("p", {}, interrupt.message) : null,
+          tool ? h("p", {}, "Tool ", h("code", {}, tool), " wants to run with:") : null,
+          input !== undefined ? h("pre", {}, typeof input === "string" ? input : pretty(input)) : null,
+          interrupt.expiresAt ? h("p", { class: "hint" }, `Expires at ${interrupt.expiresAt}`) : null,
+          decided
+            ? h("p", { class: "hint" }, `Your decision: ${decided}. Waiting for the other interrupts.`)
+            : h(
+                "div",
+                { class: "buttons" },
+                h("button", { type: "button", onclick: decide("approve") }, "Approve"),
+                h("button", { type: "button", class: "secondary", onclick: decide("reject") }, "Reject"),
+                h("button", { type: "button", class: "secondary", onclick: decide("cancel") }, "Cancel"),
+              ),
+        );
+      });
+  area.replaceChildren(...cards);
+}
+
+function renderErrors(chat) {
+  const run = chat?.lastRun;
+  const errors = [];
+  if (page.pageError) errors.push(page.pageError);
+  if (run?.status === "error") {
+    const kind = run.error.code === "NETWORK" ? "Network failure" : run.error.code === "ABORTED" ? "Stopped" : "Run failed";
+    errors.push(`${kind}: ${run.error.message}${run.error.code && run.error.code !== "NETWORK" ? ` [${run.error.code}]` : ""}`);
+  }
+  if (run?.patchError) errors.push(run.patchError);
+  $("#errors").replaceChildren(...errors.map((text) => h("p", {}, text)));
+}
+
+function renderComposer(chat) {
+  const waiting = chat && !chat.running && (chat.pendingInterrupts.length > 0 || chat.pendingToolCalls().length > 0);
+  const hint = !chat ? "Pick an example first." : chat.running ? "The agent is answering…" : waiting ? "Answer the request above to continue." : "";
+  $("#composer-hint").textContent = hint;
+  $("#send").disabled = !chat || chat.running || waiting;
+  $("#stop").hidden = !chat?.running;
+}
+
+function renderState(chat) {
+  const view = $("#state-view");
+  const text = pretty(chat?.state ?? {});
+  if (view.textContent !== text) {
+    view.textContent = text;
+    view.classList.remove("changed");
+    void view.offsetWidth; // restart the highlight animation
+    view.classList.add("changed");
+  }
+}
+
+function render() {
+  const chat = conversation();
+  document.querySelectorAll(".example").forEach((button) => {
+    button.setAttribute("aria-current", String(button.dataset.name === page.current?.name));
+  });
+  if (chat) {
+    renderTranscript(chat);
+    renderPending(chat);
+  }
+  renderErrors(chat);
+  renderComposer(chat);
+  renderState(chat);
+}
+
+function logEvent(entry, index, label) {
+  const payload = JSON.stringify(entry);
+  const summary = h("summary", {}, h("span", { class: "event-type" }, label ?? entry.type), " ", h("code", {}, payload.length > 140 ? `${payload.slice(0, 140)}…` : payload));
+  $("#event-log").append(h("li", { "data-type": label ?? entry.type }, h("details", {}, summary, h("pre", {}, pretty(entry)))));
+  $("#event-count").textContent = `${index} events`;
+}
+
+// ---- actions -----------------------------------------------------------------------------
+
+async function startRun(chat, options = {}) {
+  page.controller = new AbortController();
+  page.pageError = null;
+  $("#event-log").replaceChildren();
+  let count = 0;
+  const onChange = (run, event) => {
+    if (run.events.length === 0 && count === 0 && !event) {
+      logEvent(run.request, 0, "REQUEST");
+      $("#log-run").textContent = `Run ${chat.runs.length} · ${run.runId}`;
+    }
+    if (event) logEvent(event, ++count);
+    schedule();
+  };
+  const run = await chat.run({ ...options, signal: page.controller.signal, onChange });
+  page.controller = null;
+  autoAnswer(chat);
+  schedule();
+  if (run.status !== "running") $("#message").focus();
+}
+
+function autoAnswer(chat) {
+  const pending = chat.pendingToolCalls();
+  if (!pending.length || !pending.every((call) => call.function.name in AUTO_ANSWERS)) return;
+  for (const call of pending) {
+    chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content: AUTO_ANSWERS[call.function.name] });
+  }
+  startRun(chat);
+}
+
+function answerTool(chat, call, content) {
+  chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content });
+  if (chat.pendingToolCalls().length === 0) startRun(chat);
+  else schedule();
+}
+
+function decideInterrupt(chat, interrupt, decision) {
+  page.decisions.set(interrupt.id, decision);
+  if (chat.pendingInterrupts.some((i) => !page.decisions.has(i.id))) {
+    schedule();
+    return;
+  }
+  const resume = chat.pendingInterrupts.map((i) => resumeEntry(i, page.decisions.get(i.id)));
+  page.decisions.clear();
+  startRun(chat, { resume });
+}
+
+function readContext(chat) {
+  const text = $("#context").value.trim();
+  if (!text) return [];
+  const parsed = (() => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  })();
+  const valid = Array.isArray(parsed) && parsed.every((item) => item && typeof item.description === "string" && typeof item.value === "string");
+  if (!valid) throw new Error('Context must be a JSON list of {"description": "...", "value": "..."} objects.');
+  chat.context = parsed;
+  return parsed;
+}
+
+function send(event) {
+  event?.preventDefault();
+  const chat = conversation();
+  const box = $("#message");
+  const text = box.value.trim();
+  if (!chat || !text || $("#send").disabled) return;
+  try {
+    readContext(chat);
+  } catch (error) {
+    page.pageError = error.message;
+    schedule();
+    return;
+  }
+  chat.messages.push({ id: newId("user"), role: "user", content: text });
+  box.value = "";
+  startRun(chat);
+}
+
+function selectExample(name) {
+  const example = page.examples.find((e) => e.name === name) ?? page.examples[0];
+  if (!example) return;
+  page.current = example;
+  page.decisions.clear();
+  const config = pageConfig(example.name);
+  const chat = conversation();
+  $("#example-title").textContent = example.name;
+  $("#example-description").textContent = example.description;
+  $("#example-route").textContent = `POST ${example.path}`;
+  $("#context").value = chat.context.length ? pretty(chat.context) : "";
+  $("#context-panel").open = chat.context.length > 0;
+  const tools = config.tools.map((tool) => tool.name);
+  $("#example-tools").textContent = tools.length ? `The page answers: ${tools.join(", ")}` : "";
+  const prompt = $("#suggested");
+  prompt.replaceChildren();
+  if (config.prompt) {
+    prompt.append(
+      "Try: ",
+      h("button", { type: "button", class: "prompt", onclick: () => { $("#message").value = config.prompt; $("#message").focus(); } }, config.prompt),
+    );
+  }
+  $("#event-log").replaceChildren();
+  $("#log-run").textContent = "";
+  $("#event-count").textContent = "";
+  render();
+}
+
+function newConversation() {
+  if (!page.current || conversation()?.running) return;
+  page.conversations.delete(page.current.name);
+  selectExample(page.current.name);
+}
+
+function listExamples(health) {
+  page.examples = health.demos;
+  $("#model").textContent = health.offline_demo ? `offline demo model (no API key), as ${health.model}` : `model ${health.model}`;
+  $("#examples").replaceChildren(
+    ...health.demos.map((demo) => {
+      const prompt = pageConfig(demo.name).prompt;
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          { type: "button", class: "example", "data-name": demo.name, onclick: () => { location.hash = demo.name; } },
+          h("span", { class: "example-name" }, demo.name),
+          h("span", { class: "example-description" }, demo.description),
+          prompt ? h("span", { class: "example-prompt" }, `“${prompt}”`) : null,
+        ),
+      );
+    }),
+  );
+}
+
+async function start() {
+  $("#composer").addEventListener("submit", send);
+  $("#message").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) send(event);
+  });
+  $("#stop").addEventListener("click", () => page.controller?.abort());
+  $("#new-conversation").addEventListener("click", newConversation);
+  window.addEventListener("hashchange", () => selectExample(location.hash.slice(1)));
+  try {
+    const response = await fetch("health");
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    listExamples(await response.json());
+  } catch (error) {
+    page.pageError = `Could not list the examples from /health: ${error.message}`;
+    render();
+    return;
+  }
+  selectExample(location.hash.slice(1));
+}
+
+start();

@@ -1,0 +1,254 @@
+// Turns a Conversation into DOM: messages, reasoning, tool call cards, subagent panels and
+// one card per run (steps, custom events, usage, outcome). Rebuilt on each change; the open
+// or closed state of every collapsible block is remembered by key.
+
+const openBlocks = new Map();
+
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") element.className = value;
+    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+function collapsible(key, summary, body, { defaultOpen = false, className = "" } = {}) {
+  const open = openBlocks.has(key) ? openBlocks.get(key) : defaultOpen;
+  const details = h("details", { class: className, open, "data-key": key }, h("summary", {}, summary), body);
+  details.addEventListener("toggle", () => openBlocks.set(key, details.open));
+  return details;
+}
+
+export function parseJson(text) {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, value: null };
+  }
+}
+
+export function pretty(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+function argumentsView(call) {
+  const raw = call.function.arguments;
+  const parsed = parseJson(raw);
+  return h("pre", { class: "args", "aria-label": `Arguments of ${call.function.name}` }, parsed.ok ? pretty(parsed.value) : raw || "…");
+}
+
+function weatherCard(result) {
+  const report = parseJson(result).value;
+  if (!report || typeof report !== "object" || !("city" in report)) return null;
+  return h(
+    "div",
+    { class: "weather-card", role: "group", "aria-label": `Weather in ${report.city}` },
+    h("div", { class: "weather-city" }, report.city),
+    h("div", { class: "weather-conditions" }, report.conditions),
+    h("div", { class: "weather-temp" }, `${report.temperature_c} °C`),
+    h(
+      "dl",
+      {},
+      h("dt", {}, "Feels like"), h("dd", {}, `${report.feels_like_c} °C`),
+      h("dt", {}, "Humidity"), h("dd", {}, `${report.humidity_percent} %`),
+      h("dt", {}, "Wind"), h("dd", {}, `${report.wind_kph} km/h`),
+    ),
+  );
+}
+
+function haikuCard(call) {
+  const args = parseJson(call.function.arguments).value;
+  if (!args) return null;
+  const lines = (list) => (Array.isArray(list) ? list.map((line) => h("p", {}, line)) : []);
+  return h(
+    "figure",
+    { class: "haiku-card", role: "group", "aria-label": "Haiku" },
+    h("div", { class: "haiku-japanese", lang: "ja" }, lines(args.japanese)),
+    h("div", { class: "haiku-english" }, lines(args.english)),
+    args.image_name ? h("figcaption", {}, `Picture: ${args.image_name}`) : null,
+  );
+}
+
+function stepsReview(call, view) {
+  const args = parseJson(call.function.arguments).value;
+  if (!args || !Array.isArray(args.steps)) return null;
+  const pending = view.pendingIds.has(call.id);
+  const boxes = args.steps.map((step, index) =>
+    h(
+      "li",
+      {},
+      h(
+        "label",
+        {},
+        h("input", { type: "checkbox", checked: step.status === "enabled", disabled: !pending, "data-step": index }),
+        ` ${step.description}`,
+      ),
+    ),
+  );
+  const list = h("ul", { class: "steps-review", "aria-label": "Proposed steps" }, boxes);
+  if (!pending) return list;
+  const kept = () =>
+    [...list.querySelectorAll("input")].filter((box) => box.checked).map((box) => args.steps[Number(box.dataset.step)].description);
+  return h(
+    "div",
+    { class: "frontend-tool" },
+    h("p", {}, "Review the steps: untick the ones to leave out."),
+    list,
+    h("div", { class: "buttons" },
+      h("button", { type: "button", onclick: () => view.answerTool(call, `The user kept these steps: ${kept().join("; ")}.`) }, "Confirm"),
+      h("button", { type: "button", class: "secondary", onclick: () => view.answerTool(call, "The user rejected the plan.") }, "Reject"),
+    ),
+  );
+}
+
+const RESULT_CARDS = { get_weather: weatherCard };
+const ARGUMENT_CARDS = { generate_haiku: haikuCard, generate_task_steps: stepsReview };
+
+function toolStatus(call, result, view) {
+  if (view.open.has(call.id)) return "streaming arguments…";
+  if (view.interruptCalls.has(call.id)) return "waiting for approval";
+  if (view.pendingIds.has(call.id)) return "waiting for the page";
+  if (result) return "done";
+  return view.running ? "running…" : "no result";
+}
+
+function toolCallCard(call, view) {
+  const result = view.results.get(call.id);
+  const name = call.function.name;
+  const card = ARGUMENT_CARDS[name]?.(call, view);
+  const resultCard = result ? RESULT_CARDS[name]?.(result.content) : null;
+  return h(
+    "div",
+    { class: "tool-call", "data-tool": name, "data-call-id": call.id, role: "group", "aria-label": `Tool call ${name}` },
+    h("div", { class: "tool-head" }, h("span", { class: "tool-name" }, name), h("span", { class: "tool-status" }, toolStatus(call, result, view))),
+    collapsible(`args:${call.id}`, "Arguments", argumentsView(call), { defaultOpen: !card }),
+    card,
+    resultCard,
+    result
+      ? collapsible(`result:${call.id}`, "Result", h("pre", { class: "tool-result" }, result.content), { defaultOpen: !resultCard })
+      : null,
+    view.subagentsOfCall(call.id).map((subagent) => subagentPanel(subagent, view)),
+  );
+}
+
+function reasoningBlock(message, view) {
+  const streaming = view.open.has(message.id);
+  return collapsible(
+    `reasoning:${message.id}`,
+    streaming ? "Reasoning (streaming…)" : "Reasoning",
+    h("div", { class: "reasoning-text" }, message.content ?? ""),
+    { defaultOpen: streaming, className: "reasoning" },
+  );
+}
+
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => part.text ?? `[${part.type}]`).join("");
+  return content == null ? "" : pretty(content);
+}
+
+export function messageView(message, view) {
+  switch (message.role) {
+    case "user":
+      return h("div", { class: "message user", "data-id": message.id }, h("div", { class: "who" }, "You"), h("div", { class: "text" }, contentText(message.content)));
+    case "reasoning":
+      return reasoningBlock(message, view);
+    case "tool":
+      return view.hasCall(message.toolCallId)
+        ? null
+        : h("div", { class: "message tool", "data-id": message.id }, h("div", { class: "who" }, "Tool result"), h("pre", {}, contentText(message.content)));
+    case "activity":
+      return h("div", { class: "message activity", "data-id": message.id }, h("div", { class: "who" }, `Activity: ${message.activityType}`), h("pre", {}, pretty(message.content)));
+    case "system":
+    case "developer":
+      return h("div", { class: "message system", "data-id": message.id }, h("div", { class: "who" }, message.role), h("div", { class: "text" }, contentText(message.content)));
+    default: {
+      const text = contentText(message.content);
+      const streaming = view.open.has(message.id);
+      return h(
+        "div",
+        { class: `message assistant${streaming ? " streaming" : ""}`, "data-id": message.id },
+        text || !message.toolCalls?.length ? h("div", { class: "who" }, message.name ?? "Assistant") : null,
+        text ? h("div", { class: "text" }, text) : null,
+        (message.toolCalls ?? []).map((call) => toolCallCard(call, view)),
+      );
+    }
+  }
+}
+
+function subagentPanel(subagent, view) {
+  const status = { running: "running…", finished: "finished", error: "failed" }[subagent.status] ?? subagent.status;
+  const suspended = subagent.outcome?.type === "suspended" ? " (suspended)" : "";
+  return h(
+    "section",
+    { class: `subagent ${subagent.status}`, "data-subagent-run-id": subagent.id, "aria-label": `Subagent ${subagent.name}` },
+    h(
+      "header",
+      {},
+      h("span", { class: "subagent-name" }, `Subagent ${subagent.name}`),
+      h("span", { class: "subagent-status" }, status + suspended),
+    ),
+    subagent.description ? h("p", { class: "subagent-description" }, subagent.description) : null,
+    subagent.error ? h("p", { class: "subagent-error", role: "alert" }, `${subagent.error.message}${subagent.error.code ? ` (${subagent.error.code})` : ""}`) : null,
+    view.messagesOf(subagent.id).map((message) => messageView(message, view)),
+    view.stepsOf(subagent.id),
+    view.orphanSubagents(subagent.id).map((child) => subagentPanel(child, view)),
+  );
+}
+
+function usageText(usage) {
+  return usage.map((entry) => {
+    const parts = [
+      `in ${entry.inputTokens ?? "?"}`,
+      `out ${entry.outputTokens ?? "?"}`,
+      `total ${entry.totalTokens ?? "?"}`,
+    ];
+    if (entry.reasoningTokens != null) parts.push(`reasoning ${entry.reasoningTokens}`);
+    if (entry.cachedInputTokens != null) parts.push(`cached ${entry.cachedInputTokens}`);
+    return `${[entry.provider, entry.model].filter(Boolean).join(" ") || "other model calls"}: ${parts.join(", ")}`;
+  });
+}
+
+function outcomeText(run) {
+  if (run.status === "running") return "running…";
+  if (run.status === "error") return `error: ${run.error?.message ?? "unknown"}${run.error?.code ? ` (${run.error.code})` : ""}`;
+  const outcome = run.outcome;
+  if (outcome.type === "interrupt") return `interrupt: ${outcome.interrupts.map((i) => i.reason).join(", ")}`;
+  if (outcome.type === "success" && outcome.pendingToolCallIds?.length) {
+    return `success, waiting for the page to answer ${outcome.pendingToolCallIds.length} tool call(s)`;
+  }
+  return outcome.type;
+}
+
+export function stepList(steps) {
+  if (!steps.length) return null;
+  return h(
+    "ol",
+    { class: "steps", "aria-label": "Steps" },
+    steps.map((step) => h("li", { class: step.finished ? "finished" : "open" }, `${step.name} ${step.finished ? "✓" : "…"}`)),
+  );
+}
+
+export function runCard(run, index, view) {
+  const resume = run.request.resume;
+  return h(
+    "div",
+    { class: `run-card ${run.status}`, "data-run-id": run.runId, role: "group", "aria-label": `Run ${index + 1}` },
+    h("div", { class: "run-head" }, h("span", {}, `Run ${index + 1}`), h("span", { class: "run-outcome" }, outcomeText(run))),
+    resume ? h("div", { class: "run-resume" }, `Resumed with: ${resume.map((entry) => `${entry.status}${entry.payload ? ` ${JSON.stringify(entry.payload)}` : ""}`).join(", ")}`) : null,
+    stepList(run.steps.filter((step) => step.subagentRunId === null)),
+    run.custom.map((event) =>
+      h("div", { class: "custom-event", "data-name": event.name }, h("span", { class: "custom-name" }, `CUSTOM ${event.name}`), h("pre", {}, pretty(event.value))),
+    ),
+    view.orphanSubagents(null, run.runId).map((subagent) => subagentPanel(subagent, view)),
+    run.usage?.length ? h("ul", { class: "usage", "aria-label": "Usage" }, usageText(run.usage).map((line) => h("li", {}, line))) : null,
+    run.patchError ? h("div", { class: "run-error" }, run.patchError) : null,
+  );
+}
