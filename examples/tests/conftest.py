@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +61,31 @@ def protocol_version(request: pytest.FixtureRequest) -> str | None:
     (as everything behind CopilotKit's runtime does)."""
     value: str | None = request.param
     return value
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright, for the page tests (skipped when not installed)."""
+    from browser_page import launch_chromium
+
+    with launch_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def page_url() -> Iterator[str]:
+    """The example server (plus its test-only examples) on a free local port."""
+    from page_app import page_test_app
+    from support.e2e import serve_app
+
+    with page_test_app() as app, serve_app(app) as url:
+        yield url
+
+
+@pytest.fixture
+def session(browser: Any, page_url: str, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh page on the example server; fails on console errors or other hosts."""
+    from browser_page import page_session
+
+    with page_session(browser, page_url, request.node.name) as page:
+        yield page

@@ -1,6 +1,6 @@
 // Turns a Conversation into DOM: messages, reasoning, tool call cards, subagent panels and
 // one card per run (steps, custom events, usage, outcome). Rebuilt on each change; the open
-// or closed state of every collapsible block is remembered by key.
+// or closed state a person gave a collapsible block is remembered by key.
 
 const openBlocks = new Map();
 
@@ -21,8 +21,9 @@ export function h(tag, attributes = {}, ...children) {
 
 function collapsible(key, summary, body, { defaultOpen = false, className = "" } = {}) {
   const open = openBlocks.has(key) ? openBlocks.get(key) : defaultOpen;
-  const details = h("details", { class: className, open, "data-key": key }, h("summary", {}, summary), body);
-  details.addEventListener("toggle", () => openBlocks.set(key, details.open));
+  // Remember only what the person chose (a click on the summary, or Enter/Space on it).
+  const head = h("summary", { onclick: () => openBlocks.set(key, !details.open) }, summary);
+  const details = h("details", { class: className, open, "data-key": key }, head, body);
   return details;
 }
 

@@ -1,0 +1,250 @@
+"""The example server as the browser tests serve it: every example, plus three test-only ones.
+
+- ``shopping_list``: a real agent on the demo model whose tool changes the shared state (no
+  shipped example does), so the page's state view has something to show;
+- ``failing_model``: a real agent whose model fails, so the run ends with RUN_ERROR;
+- ``subagent_stream``: a fixed, checked AG-UI stream with nested subagents (SUBAGENT_STARTED,
+  work tagged with ``subagentRunId``, SUBAGENT_FINISHED and SUBAGENT_ERROR), for the page's
+  subagent panels.
+
+They are added to ``EXAMPLES`` so that ``/health`` lists them and the page offers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    AssistantMessage,
+    BaseEvent,
+    FunctionCall,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCall,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+)
+from ag_ui.encoder import EventEncoder
+from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint, shared_state
+from agents import Agent, function_tool
+from agents.models.interface import Model
+from fastapi import FastAPI
+from fastapi.responses import StreamingResponse
+from support.invariants import check_stream
+
+from agents_examples import EXAMPLES, Example, ExampleSettings
+from server import create_app
+
+
+@function_tool
+def add_to_shopping_list(item: str) -> str:
+    """Add an item to the shopping list shown on the page.
+
+    Args:
+        item: The item to add, for example "oat milk".
+    """
+    state = shared_state()
+    state.update(items=[*state.value.get("items", []), item])
+    return f"Added {item}."
+
+
+def _shopping_agent(settings: ExampleSettings) -> Agent[Any]:
+    return Agent(
+        name="Shopping assistant",
+        instructions="Add what the user asks for to the shopping list.",
+        tools=[add_to_shopping_list],
+        model=settings.model,
+    )
+
+
+def _mount_shopping(app: FastAPI, path: str, settings: ExampleSettings) -> None:
+    wrapped = OpenAIAgentsAgent(_shopping_agent(settings), run_config=settings.run_config)
+    add_openai_agents_fastapi_endpoint(app, wrapped, path)
+
+
+class BrokenModel(Model):
+    """A model whose every call fails, as an unreachable provider would."""
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise ConnectionError("model provider unreachable")
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        raise ConnectionError("model provider unreachable")
+        yield  # pragma: no cover - makes this an async generator
+
+
+def _failing_agent(settings: ExampleSettings) -> Agent[Any]:
+    return Agent(name="Unlucky assistant", instructions="Answer.", model=BrokenModel())
+
+
+def _mount_failing(app: FastAPI, path: str, settings: ExampleSettings) -> None:
+    add_openai_agents_fastapi_endpoint(app, OpenAIAgentsAgent(_failing_agent(settings)), path)
+
+
+def _text(message_id: str, text: str, subagent: str | None = None) -> list[BaseEvent]:
+    return [
+        TextMessageStartEvent(message_id=message_id, role="assistant", subagent_run_id=subagent),
+        TextMessageContentEvent(message_id=message_id, delta=text, subagent_run_id=subagent),
+        TextMessageEndEvent(message_id=message_id, subagent_run_id=subagent),
+    ]
+
+
+def _call(
+    call_id: str, name: str, args: str, parent: str, subagent: str | None = None
+) -> list[BaseEvent]:
+    return [
+        ToolCallStartEvent(
+            tool_call_id=call_id,
+            tool_call_name=name,
+            parent_message_id=parent,
+            subagent_run_id=subagent,
+        ),
+        ToolCallArgsEvent(tool_call_id=call_id, delta=args, subagent_run_id=subagent),
+        ToolCallEndEvent(tool_call_id=call_id, subagent_run_id=subagent),
+    ]
+
+
+def _result(call_id: str, content: str, subagent: str | None = None) -> ToolCallResultEvent:
+    return ToolCallResultEvent(
+        message_id=f"{call_id}-result",
+        tool_call_id=call_id,
+        content=content,
+        role="tool",
+        subagent_run_id=subagent,
+    )
+
+
+RESEARCH = "Solar panels turn sunlight into electricity."
+FACT_CHECK = "Checked: the claim holds."
+
+
+def subagent_events(body: RunAgentInput) -> list[BaseEvent]:
+    """A manager calls a researcher (which calls a fact checker) and a writer that fails."""
+    args = '{"input": "solar panels"}'
+    work: list[BaseEvent] = [
+        *_call("call_research", "research_topic", args, "msg_manager"),
+        SubagentStartedEvent(
+            subagent_run_id="sub-research",
+            name="Researcher",
+            description="Research a topic and return key facts.",
+            parent_tool_call_id="call_research",
+            parent_message_id="msg_manager",
+        ),
+        *_text("msg_research", RESEARCH, "sub-research"),
+        *_call("call_check", "check_facts", args, "msg_research_call", "sub-research"),
+        SubagentStartedEvent(
+            subagent_run_id="sub-check",
+            name="Fact checker",
+            description="Check one claim.",
+            parent_tool_call_id="call_check",
+            parent_subagent_run_id="sub-research",
+            parent_message_id="msg_research_call",
+        ),
+        *_text("msg_check", FACT_CHECK, "sub-check"),
+        SubagentFinishedEvent(subagent_run_id="sub-check"),
+        _result("call_check", FACT_CHECK, "sub-research"),
+        SubagentFinishedEvent(subagent_run_id="sub-research"),
+        _result("call_research", RESEARCH),
+        *_call("call_write", "write_prose", args, "msg_manager_2"),
+        SubagentStartedEvent(
+            subagent_run_id="sub-write",
+            name="Writer",
+            description="Write prose from notes.",
+            parent_tool_call_id="call_write",
+            parent_message_id="msg_manager_2",
+        ),
+        SubagentErrorEvent(subagent_run_id="sub-write", message="The writer could not finish."),
+        _result("call_write", "An error occurred while running the tool."),
+        *_text("msg_answer", "The research is in; the draft failed."),
+    ]
+    return [
+        RunStartedEvent(
+            thread_id=body.thread_id, run_id=body.run_id, protocol_version=PROTOCOL_VERSION
+        ),
+        *work,
+        MessagesSnapshotEvent(messages=[*body.messages, *_snapshot_messages()]),
+        RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id),
+    ]
+
+
+def _assistant_call(message_id: str, call_id: str, name: str, sub: str | None) -> AssistantMessage:
+    call = ToolCall(
+        id=call_id, function=FunctionCall(name=name, arguments='{"input": "solar panels"}')
+    )
+    return AssistantMessage(id=message_id, tool_calls=[call], subagent_run_id=sub)
+
+
+def _snapshot_messages() -> list[Any]:
+    def tool(call_id: str, content: str, sub: str | None = None) -> ToolMessage:
+        return ToolMessage(
+            id=f"{call_id}-result", tool_call_id=call_id, content=content, subagent_run_id=sub
+        )
+
+    return [
+        _assistant_call("msg_manager", "call_research", "research_topic", None),
+        AssistantMessage(id="msg_research", content=RESEARCH, subagent_run_id="sub-research"),
+        _assistant_call("msg_research_call", "call_check", "check_facts", "sub-research"),
+        AssistantMessage(id="msg_check", content=FACT_CHECK, subagent_run_id="sub-check"),
+        tool("call_check", FACT_CHECK, "sub-research"),
+        tool("call_research", RESEARCH),
+        _assistant_call("msg_manager_2", "call_write", "write_prose", None),
+        tool("call_write", "An error occurred while running the tool."),
+        AssistantMessage(id="msg_answer", content="The research is in; the draft failed."),
+    ]
+
+
+def _mount_subagent_stream(app: FastAPI, path: str, settings: ExampleSettings) -> None:
+    @app.post(path)
+    async def replay(body: RunAgentInput) -> StreamingResponse:
+        events = subagent_events(body)
+        check_stream(events, run_input=body)  # the fixed stream is itself a valid AG-UI run
+        encoder = EventEncoder()
+
+        async def stream() -> AsyncIterator[str]:
+            for event in events:
+                yield encoder.encode(event)
+
+        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+
+
+TEST_EXAMPLES = {
+    "shopping_list": Example(
+        "shopping_list",
+        "Test only: a tool that changes the shared state.",
+        _shopping_agent,
+        _mount_shopping,
+    ),
+    "failing_model": Example(
+        "failing_model", "Test only: a model that fails.", _failing_agent, _mount_failing
+    ),
+    "subagent_stream": Example(
+        "subagent_stream",
+        "Test only: a fixed stream with nested subagents.",
+        _shopping_agent,
+        _mount_subagent_stream,
+    ),
+}
+
+
+@contextmanager
+def page_test_app() -> Iterator[FastAPI]:
+    """The example app on the demo model, with the test-only examples listed and mounted."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, example in TEST_EXAMPLES.items():
+            patch.setitem(EXAMPLES, name, example)
+        yield create_app(ExampleSettings.offline_demo())
