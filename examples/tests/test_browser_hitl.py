@@ -1,0 +1,122 @@
+"""Human in the loop on the page, in a real browser: frontend tools answered from the page, and
+approval interrupts decided with Approve, Reject or Cancel.
+
+What the page sends next is read from the requests the browser made: the tool message for a
+frontend tool, the resume entry (with the interrupt id exactly as received) for an approval.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
+from browser_page import PageSession
+
+
+def last_finished(session: PageSession) -> dict[str, Any]:
+    """The last run's RUN_FINISHED event, read from the event log panel."""
+    entry = session.page.locator('#event-log li[data-type="RUN_FINISHED"] pre')
+    return dict(json.loads(entry.text_content() or "{}"))
+
+
+def test_task_steps_are_reviewed_and_answered_from_the_page(session: PageSession) -> None:
+    session.open("human_in_the_loop")
+    session.say("Plan the steps to bake a cake")
+    session.wait_for_runs(1)
+    [call_id] = last_finished(session)["outcome"]["pendingToolCallIds"]
+    steps = session.page.get_by_role("list", name="Proposed steps").get_by_role("checkbox")
+    assert steps.count() == 3
+    labels = [text.strip() for text in steps.locator("xpath=..").all_text_contents()]
+    assert session.page.get_by_role("button", name="Send").is_disabled()
+    session.shot("steps-proposed")
+
+    steps.nth(1).uncheck()
+    session.page.get_by_role("button", name="Confirm").click()
+    session.wait_for_runs(2)
+    answer = session.runs[1]["messages"][-1]
+    assert answer["role"] == "tool" and answer["toolCallId"] == call_id
+    assert answer["content"] == f"The user kept these steps: {labels[0]}; {labels[2]}."
+    reply = session.transcript().locator(".message.assistant .text").last.text_content() or ""
+    assert answer["content"] in reply
+    assert session.page.get_by_role("button", name="Confirm").count() == 0
+    assert session.page.get_by_role("button", name="Send").is_enabled()
+    session.shot("steps-confirmed")
+
+
+def test_rejected_steps_are_answered_too(session: PageSession) -> None:
+    session.open("human_in_the_loop")
+    session.say("Plan the steps to paint a wall")
+    session.wait_for_runs(1)
+    session.page.get_by_role("button", name="Reject").click()
+    session.wait_for_runs(2)
+    assert session.runs[1]["messages"][-1]["content"] == "The user rejected the plan."
+    session.shot("steps-rejected")
+
+
+def test_haiku_is_drawn_from_the_arguments_and_answered(session: PageSession) -> None:
+    session.open("tool_based_generative_ui")
+    session.say("Write a haiku about autumn leaves")
+    session.wait_for_runs(2)  # the page draws the card and answers at once
+    haiku = session.page.get_by_role("group", name="Haiku", exact=True)
+    first_call = json.loads(
+        session.page.get_by_label("Arguments of generate_haiku").text_content() or ""
+    )
+    for line in [*first_call["japanese"], *first_call["english"]]:
+        assert line in (haiku.text_content() or "")
+    answer = session.runs[1]["messages"][-1]
+    assert (answer["role"], answer["content"]) == ("tool", "Haiku shown.")
+    reply = session.transcript().locator(".message.assistant .text").last.text_content() or ""
+    assert "Haiku shown." in reply
+    session.shot("haiku")
+
+
+def _paused_refund(session: PageSession) -> dict[str, Any]:
+    session.open("human_in_the_loop_approval")
+    session.say("Please refund 30 dollars on order A-17")
+    session.wait_for_runs(1)
+    [interrupt] = last_finished(session)["outcome"]["interrupts"]
+    card = session.page.get_by_role("group", name=f"Interrupt {interrupt['reason']}")
+    assert "issue_refund" in (card.text_content() or "")
+    assert '"order_id": "A-17"' in (card.text_content() or "")
+    assert session.page.get_by_role("button", name="Send").is_disabled()
+    call = session.page.get_by_role("group", name="Tool call issue_refund")
+    assert call.locator(".tool-status").text_content() == "waiting for approval"
+    session.shot("approval-asked")
+    snapshot = session.page.locator('#event-log li[data-type="MESSAGES_SNAPSHOT"] pre')
+    ids = [m["id"] for m in json.loads(snapshot.text_content() or "{}")["messages"]]
+    return {**interrupt, "snapshot_ids": ids}
+
+
+@pytest.mark.parametrize(
+    ("button", "entry"),
+    [
+        ("Approve", {"status": "resolved", "payload": {"approved": True}}),
+        ("Reject", {"status": "resolved", "payload": {"approved": False}}),
+        ("Cancel", {"status": "cancelled"}),
+    ],
+)
+def test_refund_decided_from_the_page(
+    session: PageSession, button: str, entry: dict[str, Any]
+) -> None:
+    interrupt = _paused_refund(session)
+    session.page.get_by_role("button", name=button, exact=True).click()
+    card = session.wait_for_runs(2)
+    resume = session.runs[1]["resume"]
+    assert resume == [{"interruptId": interrupt["id"], **entry}]
+    assert [m["id"] for m in session.runs[1]["messages"]] == interrupt["snapshot_ids"]
+    assert "Resumed with" in (card.text_content() or "")
+    assert "success" in (card.locator(".run-outcome").text_content() or "")
+    result = session.page.get_by_role("group", name="Tool call issue_refund").locator(
+        ".tool-result"
+    )
+    if button == "Approve":
+        assert result.text_content() == "Refunded 30.00 USD on order A-17."
+    else:
+        assert result.text_content() != "Refunded 30.00 USD on order A-17."
+        if button == "Reject":
+            assert result.text_content() == DEFAULT_APPROVAL_REJECTION_MESSAGE
+    assert session.page.get_by_role("button", name="Approve").count() == 0
+    assert session.page.get_by_role("button", name="Send").is_enabled()
+    session.shot(f"refund-{button.lower()}")
