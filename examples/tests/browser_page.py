@@ -41,7 +41,7 @@ def chromium_path() -> str:
         found = shutil.which(name)
         if found:
             return found
-    message = "Chromium is not installed (Debian: apt-get install -y chromium); browser tests skipped"
+    message = "Chromium is not installed (apt-get install -y chromium): browser tests skipped"
     if os.environ.get("CI"):
         pytest.fail(f"{message}, but CI must run them: .ci/run installs chromium")
     pytest.skip(message)
@@ -142,7 +142,8 @@ class PageSession:
     def event_types(self) -> list[str]:
         """The event types listed in the side panel (the last run's raw events)."""
         log = self.page.get_by_role("list", name="Event log")
-        return [str(t) for t in log.locator("li").evaluate_all("els => els.map(e => e.dataset.type)")]
+        types = log.locator("li").evaluate_all("items => items.map(item => item.dataset.type)")
+        return [str(name) for name in types]
 
 
 @contextmanager

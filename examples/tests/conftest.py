@@ -75,8 +75,9 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def page_url() -> Iterator[str]:
     """The example server (plus its test-only examples) on a free local port."""
-    from page_app import page_test_app
     from support.e2e import serve_app
+
+    from page_app import page_test_app
 
     with page_test_app() as app, serve_app(app) as url:
         yield url

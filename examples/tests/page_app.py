@@ -5,7 +5,7 @@
 - ``failing_model``: a real agent whose model fails, so the run ends with RUN_ERROR;
 - ``subagent_stream``: a fixed, checked AG-UI stream with nested subagents (SUBAGENT_STARTED,
   work tagged with ``subagentRunId``, SUBAGENT_FINISHED and SUBAGENT_ERROR), for the page's
-  subagent panels.
+  subagent panels, sent with keepalive comments, CRLF line ends and events split in two.
 
 They are added to ``EXAMPLES`` so that ``/health`` lists them and the page offers them.
 """
@@ -216,8 +216,14 @@ def _mount_subagent_stream(app: FastAPI, path: str, settings: ExampleSettings) -
         encoder = EventEncoder()
 
         async def stream() -> AsyncIterator[str]:
+            # Keepalive comments between events, CRLF line ends, and events cut across
+            # chunks: what a proxy or a slow run may deliver, which the page must read.
             for event in events:
-                yield encoder.encode(event)
+                yield ": keepalive\r\n\r\n"
+                encoded = encoder.encode(event).replace("\n", "\r\n")
+                middle = len(encoded) // 2
+                yield encoded[:middle]
+                yield encoded[middle:]
 
         return StreamingResponse(stream(), media_type=encoder.get_content_type())
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
+
 from browser_page import PageSession
 
 

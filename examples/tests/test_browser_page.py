@@ -11,9 +11,9 @@ import json
 import re
 
 import pytest
-from browser_page import PageSession
 
 from agents_examples import EXAMPLES
+from browser_page import PageSession
 from page_app import FACT_CHECK, RESEARCH
 
 SHIPPED = dict(EXAMPLES)  # before the test-only examples are added
