@@ -4,8 +4,9 @@
   shipped example does), so the page's state view has something to show;
 - ``failing_model``: a real agent whose model fails, so the run ends with RUN_ERROR;
 - ``subagent_stream``: a fixed, checked AG-UI stream with nested subagents (SUBAGENT_STARTED,
-  work tagged with ``subagentRunId``, SUBAGENT_FINISHED and SUBAGENT_ERROR), for the page's
-  subagent panels, sent with keepalive comments, CRLF line ends and events split in two.
+  work tagged with ``subagentRunId``, SUBAGENT_FINISHED and SUBAGENT_ERROR) and a state
+  changed by STATE_SNAPSHOT then STATE_DELTA, sent with keepalive comments, CRLF line ends
+  and events split in two: for the page's subagent panels, state view and stream reader.
 
 They are added to ``EXAMPLES`` so that ``/health`` lists them and the page offers them.
 """
@@ -26,6 +27,8 @@ from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     SubagentErrorEvent,
     SubagentFinishedEvent,
     SubagentStartedEvent,
@@ -145,6 +148,7 @@ def subagent_events(body: RunAgentInput) -> list[BaseEvent]:
             parent_tool_call_id="call_research",
             parent_message_id="msg_manager",
         ),
+        StateSnapshotEvent(snapshot={"stage": "research", "done": []}),
         *_text("msg_research", RESEARCH, "sub-research"),
         *_call("call_check", "check_facts", args, "msg_research_call", "sub-research"),
         SubagentStartedEvent(
@@ -160,6 +164,12 @@ def subagent_events(body: RunAgentInput) -> list[BaseEvent]:
         _result("call_check", FACT_CHECK, "sub-research"),
         SubagentFinishedEvent(subagent_run_id="sub-research"),
         _result("call_research", RESEARCH),
+        StateDeltaEvent(
+            delta=[
+                {"op": "replace", "path": "/stage", "value": "write"},
+                {"op": "add", "path": "/done/-", "value": "research"},
+            ]
+        ),
         *_call("call_write", "write_prose", args, "msg_manager_2"),
         SubagentStartedEvent(
             subagent_run_id="sub-write",

@@ -143,6 +143,8 @@ def test_subagents_are_nested_panels(session: PageSession) -> None:
     assert "failed" in (writer.text_content() or "")
     assert "The writer could not finish." in (writer.text_content() or "")
     # Subagent work is shown only inside its panel, not again in the main thread.
+    state = json.loads(session.page.get_by_label("Shared state JSON").text_content() or "")
+    assert state == {"stage": "write", "done": ["research"]}, "STATE_DELTA applied"
     top_level = session.transcript().locator(".message.assistant:not(.subagent .message) > .text")
     assert RESEARCH not in "".join(top_level.all_text_contents())
     session.shot("subagent-panels")
@@ -168,6 +170,19 @@ def test_network_failure_is_shown_on_the_page(session: PageSession) -> None:
     session.wait_for_runs(1)
     assert "Network failure" in (session.page.locator("#errors").text_content() or "")
     session.shot("network-failure")
+
+
+def test_refused_request_is_shown_on_the_page(session: PageSession) -> None:
+    session.allowed_console.append(re.compile(r"status of 503"))
+    session.open("agentic_chat")
+    session.page.route(
+        "**/agentic_chat", lambda route: route.fulfill(status=503, body="server busy")
+    )
+    session.say("Are you there?")
+    session.wait_for_runs(1)
+    alert = session.page.locator("#errors").text_content() or ""
+    assert "Request refused: HTTP 503" in alert and "server busy" in alert
+    session.shot("http-error")
 
 
 @pytest.mark.parametrize("name", list(SHIPPED))

@@ -216,7 +216,9 @@ export class Conversation {
       });
       if (!response.ok) {
         const text = (await response.text()).slice(0, 500);
-        throw new Error(`HTTP ${response.status} ${response.statusText}: ${text}`);
+        run.status = "error";
+        run.error = { message: `HTTP ${response.status} ${response.statusText}: ${text}`, code: "HTTP" };
+        return run;
       }
       for await (const event of readEvents(response.body)) {
         run.events.push(event);

@@ -137,8 +137,10 @@ function renderErrors(chat) {
   const errors = [];
   if (page.pageError) errors.push(page.pageError);
   if (run?.status === "error") {
-    const kind = run.error.code === "NETWORK" ? "Network failure" : run.error.code === "ABORTED" ? "Stopped" : "Run failed";
-    errors.push(`${kind}: ${run.error.message}${run.error.code && run.error.code !== "NETWORK" ? ` [${run.error.code}]` : ""}`);
+    const kinds = { NETWORK: "Network failure", ABORTED: "Stopped", HTTP: "Request refused", INCOMPLETE_STREAM: "Stream cut" };
+    const kind = kinds[run.error.code] ?? "Run failed";
+    const code = run.error.code && !(run.error.code in kinds) ? ` [${run.error.code}]` : "";
+    errors.push(`${kind}: ${run.error.message}${code}`);
   }
   if (run?.patchError) errors.push(run.patchError);
   $("#errors").replaceChildren(...errors.map((text) => h("p", {}, text)));
@@ -175,6 +177,16 @@ function render() {
   renderErrors(chat);
   renderComposer(chat);
   renderState(chat);
+}
+
+function showLog(chat) {
+  $("#event-log").replaceChildren();
+  const run = chat.lastRun;
+  $("#log-run").textContent = run ? `Run ${chat.runs.length} · ${run.runId}` : "";
+  $("#event-count").textContent = "";
+  if (!run) return;
+  logEvent(run.request, 0, "REQUEST");
+  run.events.forEach((event, index) => logEvent(event, index + 1));
 }
 
 function logEvent(entry, index, label) {
@@ -288,9 +300,7 @@ function selectExample(name) {
       h("button", { type: "button", class: "prompt", onclick: () => { $("#message").value = config.prompt; $("#message").focus(); } }, config.prompt),
     );
   }
-  $("#event-log").replaceChildren();
-  $("#log-run").textContent = "";
-  $("#event-count").textContent = "";
+  showLog(chat);
   render();
 }
 
