@@ -98,6 +98,7 @@ function renderTranscript(chat) {
   for (const [run, index] of unanchored) nodes.push(runCard(run, index, view));
   if (!nodes.length) nodes.push(h("p", { class: "empty" }, "No messages yet. Type below, or use the suggested prompt."));
   transcript.replaceChildren(...nodes.filter(Boolean));
+  transcript.setAttribute("aria-busy", String(chat.running)); // announce whole replies only
   if (stick) transcript.scrollTop = transcript.scrollHeight;
 }
 

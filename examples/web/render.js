@@ -133,7 +133,9 @@ function toolCallCard(call, view) {
     card,
     resultCard,
     result
-      ? collapsible(`result:${call.id}`, "Result", h("pre", { class: "tool-result" }, result.content), { defaultOpen: !resultCard })
+      ? collapsible(`result:${call.id}`, "Result", h("pre", { class: "tool-result" }, result.content), {
+          defaultOpen: !resultCard && String(result.content).length <= 400,
+        })
       : null,
     view.subagentsOfCall(call.id).map((subagent) => subagentPanel(subagent, view)),
   );
