@@ -1,4 +1,4 @@
-"""The example server as the browser tests serve it: every example, plus three test-only ones.
+"""The example server as the browser tests serve it: every example, plus four test-only ones.
 
 - ``shopping_list``: a real agent on the demo model whose tool changes the shared state (no
   shipped example does), so the page's state view has something to show;
@@ -6,13 +6,16 @@
 - ``subagent_stream``: a fixed, checked AG-UI stream with nested subagents (SUBAGENT_STARTED,
   work tagged with ``subagentRunId``, SUBAGENT_FINISHED and SUBAGENT_ERROR) and a state
   changed by STATE_SNAPSHOT then STATE_DELTA, sent with keepalive comments, CRLF line ends
-  and events split in two: for the page's subagent panels, state view and stream reader.
+  and events split in two: for the page's subagent panels, state view and stream reader;
+- ``two_approvals``: a fixed run pausing on two approvals at once, whose interrupt ids look
+  like signed ones, and the resumed run that reports the entries it received.
 
 They are added to ``EXAMPLES`` so that ``/health`` lists them and the page offers them.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,9 +26,11 @@ from ag_ui.core import (
     AssistantMessage,
     BaseEvent,
     FunctionCall,
+    Interrupt,
     MessagesSnapshotEvent,
     RunAgentInput,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -238,6 +243,79 @@ def _mount_subagent_stream(app: FastAPI, path: str, settings: ExampleSettings) -
         return StreamingResponse(stream(), media_type=encoder.get_content_type())
 
 
+# Interrupt ids as a signing server may send them: the page must echo them byte for byte.
+APPROVAL_IDS = {"call_a": "call_a.v1.Zm9v+/=", "call_b": "call_b.v1.YmFy-_~"}
+
+
+def _refund_call(call_id: str, order: str) -> list[BaseEvent]:
+    args = f'{{"order_id": "{order}", "amount": 5}}'
+    return _call(call_id, "issue_refund", args, f"msg_{call_id}")
+
+
+def two_approvals_events(body: RunAgentInput) -> list[BaseEvent]:
+    """Two refunds paused at once; the resumed run reports each decision as the tool's result."""
+    started = RunStartedEvent(
+        thread_id=body.thread_id, run_id=body.run_id, protocol_version=PROTOCOL_VERSION
+    )
+    work, messages, outcome = _decided(body) if body.resume else _paused()
+    return [
+        started,
+        *work,
+        MessagesSnapshotEvent(messages=[*body.messages, *messages]),
+        RunFinishedEvent(thread_id=body.thread_id, run_id=body.run_id, outcome=outcome),
+    ]
+
+
+def _paused() -> tuple[list[BaseEvent], list[Any], RunFinishedInterruptOutcome]:
+    orders = {"call_a": "A-1", "call_b": "B-2"}
+    work = [event for call, order in orders.items() for event in _refund_call(call, order)]
+    calls = [
+        AssistantMessage(
+            id=f"msg_{call}",
+            tool_calls=[ToolCall(id=call, function=FunctionCall(name="issue_refund", arguments=a))],
+        )
+        for call, a in ((c, f'{{"order_id": "{o}", "amount": 5}}') for c, o in orders.items())
+    ]
+    interrupts = [
+        Interrupt(id=APPROVAL_IDS[call], reason="tool_approval", tool_call_id=call)
+        for call in orders
+    ]
+    return work, calls, RunFinishedInterruptOutcome(type="interrupt", interrupts=interrupts)
+
+
+def _decided(body: RunAgentInput) -> tuple[list[BaseEvent], list[Any], None]:
+    by_id = {entry.interrupt_id: entry for entry in body.resume or []}
+    results = [
+        _result(call, f"decision: {_entry_text(by_id.get(interrupt_id))}")
+        for call, interrupt_id in APPROVAL_IDS.items()
+    ]
+    tools = [
+        ToolMessage(id=r.message_id, tool_call_id=r.tool_call_id, content=r.content)
+        for r in results
+    ]
+    answer = "Both refunds are decided."
+    messages = [*tools, AssistantMessage(id="msg_decided", content=answer)]
+    return [*results, *_text("msg_decided", answer)], messages, None
+
+
+def _entry_text(entry: Any) -> str:
+    return "missing" if entry is None else json.dumps(entry.model_dump(mode="json"))
+
+
+def _mount_two_approvals(app: FastAPI, path: str, settings: ExampleSettings) -> None:
+    @app.post(path)
+    async def replay(body: RunAgentInput) -> StreamingResponse:
+        events = two_approvals_events(body)
+        check_stream(events, run_input=body)
+        encoder = EventEncoder()
+
+        async def stream() -> AsyncIterator[str]:
+            for event in events:
+                yield encoder.encode(event)
+
+        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+
+
 TEST_EXAMPLES = {
     "shopping_list": Example(
         "shopping_list",
@@ -253,6 +331,12 @@ TEST_EXAMPLES = {
         "Test only: a fixed stream with nested subagents.",
         _shopping_agent,
         _mount_subagent_stream,
+    ),
+    "two_approvals": Example(
+        "two_approvals",
+        "Test only: two refunds paused at once, with signed-looking interrupt ids.",
+        _shopping_agent,
+        _mount_two_approvals,
     ),
 }
 

@@ -14,6 +14,7 @@ import pytest
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
 from browser_page import PageSession
+from page_app import APPROVAL_IDS
 
 
 def last_finished(session: PageSession) -> dict[str, Any]:
@@ -121,3 +122,32 @@ def test_refund_decided_from_the_page(
     assert session.page.get_by_role("button", name="Approve").count() == 0
     assert session.page.get_by_role("button", name="Send").is_enabled()
     session.shot(f"refund-{button.lower()}")
+
+
+def test_two_interrupts_are_answered_in_one_resume(session: PageSession) -> None:
+    session.open("two_approvals")
+    session.say("Refund both orders")
+    session.wait_for_runs(1)
+    cards = session.page.locator(".interrupt")
+    assert cards.count() == 2
+    cards.nth(0).get_by_role("button", name="Approve").click()
+    assert session.page.get_by_text("Waiting for the other interrupts").is_visible()
+    assert len(session.runs) == 1, "nothing is sent before every interrupt is decided"
+    session.shot("one-decided")
+    cards.nth(1).get_by_role("button", name="Reject").click()
+    session.wait_for_runs(2)
+    assert session.runs[1]["resume"] == [
+        {
+            "interruptId": APPROVAL_IDS["call_a"],
+            "status": "resolved",
+            "payload": {"approved": True},
+        },
+        {
+            "interruptId": APPROVAL_IDS["call_b"],
+            "status": "resolved",
+            "payload": {"approved": False},
+        },
+    ]
+    results = session.page.locator(".tool-result").all_text_contents()
+    assert len(results) == 2 and "missing" not in "".join(results)
+    session.shot("both-decided")
