@@ -12,10 +12,11 @@ const page = {
   examples: [],
   current: null, // the selected example from /health
   conversations: new Map(), // example name -> Conversation
-  controller: null,
   decisions: new Map(), // interrupt id -> "approve" | "reject" | "cancel"
   pageError: null,
   scheduled: false,
+  loggedRun: null, // the run whose events the side panel lists
+  loggedCount: 0,
 };
 
 function conversation() {
@@ -180,14 +181,21 @@ function render() {
   renderState(chat);
 }
 
-function showLog(chat) {
-  $("#event-log").replaceChildren();
-  const run = chat.lastRun;
-  $("#log-run").textContent = run ? `Run ${chat.runs.length} · ${run.runId}` : "";
-  $("#event-count").textContent = "";
+// The side panel shows the raw events of the shown example's last run, the request first.
+function syncLog(chat) {
+  const run = chat?.lastRun ?? null;
+  if (page.loggedRun !== run) {
+    page.loggedRun = run;
+    page.loggedCount = 0;
+    $("#event-log").replaceChildren();
+    $("#log-run").textContent = run ? `Run ${chat.runs.length} · ${run.runId}` : "";
+    $("#event-count").textContent = "";
+    if (run) logEvent(run.request, 0, "REQUEST");
+  }
   if (!run) return;
-  logEvent(run.request, 0, "REQUEST");
-  run.events.forEach((event, index) => logEvent(event, index + 1));
+  for (; page.loggedCount < run.events.length; page.loggedCount += 1) {
+    logEvent(run.events[page.loggedCount], page.loggedCount + 1);
+  }
 }
 
 function logEvent(entry, index, label) {
@@ -200,20 +208,14 @@ function logEvent(entry, index, label) {
 // ---- actions -----------------------------------------------------------------------------
 
 async function startRun(chat, options = {}) {
-  page.controller = new AbortController();
+  chat.controller = new AbortController();
   page.pageError = null;
-  $("#event-log").replaceChildren();
-  let count = 0;
-  const onChange = (run, event) => {
-    if (run.events.length === 0 && count === 0 && !event) {
-      logEvent(run.request, 0, "REQUEST");
-      $("#log-run").textContent = `Run ${chat.runs.length} · ${run.runId}`;
-    }
-    if (event) logEvent(event, ++count);
+  const onChange = () => {
+    if (chat === conversation()) syncLog(chat);
     schedule();
   };
-  const run = await chat.run({ ...options, signal: page.controller.signal, onChange });
-  page.controller = null;
+  const run = await chat.run({ ...options, signal: chat.controller.signal, onChange });
+  chat.controller = null;
   autoAnswer(chat);
   schedule();
   if (run.status !== "running") $("#message").focus();
@@ -301,7 +303,7 @@ function selectExample(name) {
       h("button", { type: "button", class: "prompt", onclick: () => { $("#message").value = config.prompt; $("#message").focus(); } }, config.prompt),
     );
   }
-  showLog(chat);
+  syncLog(chat);
   render();
 }
 
@@ -337,7 +339,7 @@ async function start() {
   $("#message").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) send(event);
   });
-  $("#stop").addEventListener("click", () => page.controller?.abort());
+  $("#stop").addEventListener("click", () => conversation()?.controller?.abort());
   $("#new-conversation").addEventListener("click", newConversation);
   window.addEventListener("hashchange", () => selectExample(location.hash.slice(1)));
   try {
