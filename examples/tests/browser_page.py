@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, Request, sync_playwright
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "browser"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
@@ -48,11 +49,9 @@ def chromium_path() -> str:
 
 
 @contextmanager
-def launch_chromium() -> Iterator[Any]:
+def launch_chromium() -> Iterator[Browser]:
     """A headless Chromium driven by Playwright (no browser download: the system one)."""
     executable = chromium_path()
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
@@ -65,7 +64,7 @@ def launch_chromium() -> Iterator[Any]:
 class PageSession:
     """One page of the examples app, with what it logged and requested."""
 
-    page: Any
+    page: Page
     base_url: str
     folder: Path
     console_errors: list[str] = field(default_factory=list)
@@ -78,11 +77,11 @@ class PageSession:
         """Listen to the console, page errors and every request the page makes."""
         origin = urlsplit(self.base_url).netloc
 
-        def on_console(message: Any) -> None:
+        def on_console(message: ConsoleMessage) -> None:
             if message.type == "error":
                 self.console_errors.append(message.text)
 
-        def on_request(request: Any) -> None:
+        def on_request(request: Request) -> None:
             parts = urlsplit(request.url)
             if parts.scheme not in ("data", "blob") and parts.netloc != origin:
                 self.foreign_requests.append(request.url)
@@ -129,14 +128,14 @@ class PageSession:
         box.fill(text)
         box.press("Enter")
 
-    def wait_for_runs(self, count: int) -> Any:
+    def wait_for_runs(self, count: int) -> Locator:
         """Wait until ``count`` runs have finished (their card shows an outcome)."""
         cards = self.page.locator(".run-card:not(.running)")
         cards.nth(count - 1).wait_for()
         self.page.locator(".run-card.running").wait_for(state="detached")
         return cards.nth(count - 1)
 
-    def transcript(self) -> Any:
+    def transcript(self) -> Locator:
         return self.page.get_by_role("log", name="Conversation")
 
     def event_types(self) -> list[str]:
@@ -147,7 +146,7 @@ class PageSession:
 
 
 @contextmanager
-def page_session(browser: Any, base_url: str, name: str) -> Iterator[PageSession]:
+def page_session(browser: Browser, base_url: str, name: str) -> Iterator[PageSession]:
     """A fresh browser context and page; fails the test on console errors or foreign hosts."""
     folder = ARTIFACTS / re.sub(r"[^\w.-]+", "_", name)
     shutil.rmtree(folder, ignore_errors=True)

@@ -169,11 +169,13 @@ def subagent_events(body: RunAgentInput) -> list[BaseEvent]:
         _result("call_check", FACT_CHECK, "sub-research"),
         SubagentFinishedEvent(subagent_run_id="sub-research"),
         _result("call_research", RESEARCH),
-        StateDeltaEvent(
-            delta=[
-                {"op": "replace", "path": "/stage", "value": "write"},
-                {"op": "add", "path": "/done/-", "value": "research"},
-            ]
+        StateDeltaEvent.model_validate(
+            {
+                "delta": [
+                    {"op": "replace", "path": "/stage", "value": "write"},
+                    {"op": "add", "path": "/done/-", "value": "research"},
+                ]
+            }
         ),
         *_call("call_write", "write_prose", args, "msg_manager_2"),
         SubagentStartedEvent(
