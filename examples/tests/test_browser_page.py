@@ -93,6 +93,12 @@ def test_custom_lifecycle_events_appear_on_the_run(session: PageSession) -> None
     assert names, "the example sends custom events"
     shown = card.locator(".custom-event").evaluate_all("els => els.map(e => e.dataset.name)")
     assert shown == names
+    total = len(session.event_types()) - 1  # the log lists the request first
+    positions = card.locator(".custom-position").all_text_contents()
+    assert positions[0].strip() == f"event 2 of {total}", "the start event follows RUN_STARTED"
+    assert positions[-1].strip() == f"event {total - 1} of {total}", (
+        "the end event precedes RUN_FINISHED"
+    )
     assert "count_words" in (session.transcript().text_content() or "")
     session.shot("custom-events")
 

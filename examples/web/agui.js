@@ -127,7 +127,7 @@ export class RunRecord {
     this.events = [];
     this.status = "running"; // running | finished | error
     this.steps = []; // {name, finished, subagentRunId}
-    this.custom = []; // {name, value}
+    this.custom = []; // {name, value, position}: position is the event's number in the run
     this.outcome = null;
     this.usage = null;
     this.error = null; // {message, code}
@@ -449,7 +449,7 @@ const HANDLERS = {
   ACTIVITY_DELTA: activityDelta,
   STEP_STARTED: stepStarted,
   STEP_FINISHED: stepFinished,
-  CUSTOM: (c, r, e) => r.custom.push({ name: e.name, value: e.value }),
+  CUSTOM: (c, r, e) => r.custom.push({ name: e.name, value: e.value, position: r.events.length }),
   SUBAGENT_STARTED: subagentStarted,
   SUBAGENT_FINISHED: subagentEnded("finished"),
   SUBAGENT_ERROR: subagentEnded("error"),

@@ -248,9 +248,10 @@ export function runCard(run, index, view) {
     resume ? h("div", { class: "run-resume" }, `Resumed with: ${resume.map((entry) => `${entry.status}${entry.payload ? ` ${JSON.stringify(entry.payload)}` : ""}`).join(", ")}`) : null,
     stepList(run.steps.filter((step) => step.subagentRunId === null)),
     run.custom.map((event) =>
-      h("div", { class: "custom-event", "data-name": event.name }, h("span", { class: "custom-name" }, `CUSTOM ${event.name}`), h("pre", {}, pretty(event.value))),
+      h("div", { class: "custom-event", "data-name": event.name }, h("span", { class: "custom-name" }, `CUSTOM ${event.name}`), h("span", { class: "custom-position" }, ` event ${event.position} of ${run.events.length}`), h("pre", {}, pretty(event.value))),
     ),
     view.orphanSubagents(null, run.runId).map((subagent) => subagentPanel(subagent, view)),
+    run.result !== undefined ? h("div", { class: "run-result" }, `Result: ${JSON.stringify(run.result)}`) : null,
     run.usage?.length ? h("ul", { class: "usage", "aria-label": "Usage" }, usageText(run.usage).map((line) => h("li", {}, line))) : null,
     run.patchError ? h("div", { class: "run-error" }, run.patchError) : null,
   );
