@@ -156,6 +156,22 @@ def test_subagents_are_nested_panels(session: PageSession) -> None:
     session.shot("subagent-panels")
 
 
+def test_subagents_example_streams_its_specialists_as_panels(session: PageSession) -> None:
+    session.open("subagents")
+    session.say("Write a short article about the history of AI")
+    session.wait_for_runs(1)
+    started = session.page.locator('#event-log li[data-type="SUBAGENT_STARTED"] pre')
+    names = [json.loads(text)["name"] for text in started.all_text_contents()]
+    assert len(names) == 3
+    for tool, name in zip(("research_topic", "write_prose", "critique_draft"), names, strict=True):
+        panel = session.page.get_by_role("group", name=f"Tool call {tool}").get_by_role(
+            "region", name=f"Subagent {name}"
+        )
+        assert "finished" in (panel.locator("header").text_content() or "")
+        assert panel.locator(".tool-call").count() >= 1, "the specialist's own tool call"
+    session.shot("subagents")
+
+
 def test_run_error_is_shown_on_the_page(session: PageSession) -> None:
     session.open("failing_model")
     session.say("Hello?")

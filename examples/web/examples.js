@@ -45,7 +45,7 @@ export const PAGE_EXAMPLES = {
   human_in_the_loop: { prompt: "Plan the steps to bake a cake", tools: [TASK_STEPS_TOOL] },
   human_in_the_loop_approval: { prompt: "Please refund 30 dollars on order A-17" },
   tool_based_generative_ui: { prompt: "Write a haiku about autumn leaves", tools: [HAIKU_TOOL] },
-  subagents: { prompt: "Research solar panels and write a short summary" },
+  subagents: { prompt: "Write a short article about the history of AI" },
   custom_lifecycle_events: { prompt: "Count the words in: the quick brown fox" },
   dynamic_system_prompt: {
     prompt: "Who am I?",
