@@ -82,6 +82,36 @@ CASES: list[tuple[Any, type[BaseModel], dict[str, Any]]] = [
         ReasoningMessage,
         {"id": "r", "content": "x", "encrypted_value": None},
     ),
+    (
+        snapshot._replay_call,
+        ToolCall,
+        {
+            "id": "c",
+            "function": _CALL,
+            "encrypted_value": '{"type":"web_search_call"}',
+            "metadata": {"openai": {"v": 1, "id": "ws_1"}},
+        },
+    ),
+    (
+        snapshot._replay_assistant,
+        AssistantMessage,
+        {
+            "id": "m",
+            "content": "Hi",
+            "tool_calls": None,
+            "metadata": {"openai": {"v": 1, "id": "m", "phase": "final_answer"}},
+        },
+    ),
+    (
+        snapshot._replay_reasoning,
+        ReasoningMessage,
+        {
+            "id": "r",
+            "content": "x",
+            "encrypted_value": "gAAA",
+            "metadata": {"openai": {"v": 1, "id": "r", "part": "summary"}},
+        },
+    ),
     (snapshot._tool_message, ToolMessage, {"id": "t", "tool_call_id": "c", "content": "ok"}),
     (
         snapshot._snapshot_event,

@@ -262,45 +262,85 @@ def test_tool_message_empty_parts_and_error_sends_error_text() -> None:
 # --- reasoning and activity --------------------------------------------------------------------
 
 
+def replay(**layout: Any) -> dict[str, Any]:
+    """Replay metadata as the snapshot writes it (layout version 1)."""
+    return {"openai": {"v": 1, **layout}}
+
+
+ANSWER = AssistantMessage(id="msg_1", content="Answer", metadata=replay(id="msg_1", after="rs_abc"))
+ANSWER_ITEM = {
+    "type": "message",
+    "id": "msg_1",
+    "role": "assistant",
+    "status": "completed",
+    "content": [{"type": "output_text", "text": "Answer", "annotations": []}],
+}
+
 REASONING_ROWS: list[tuple[str, ReasoningMessage, list[dict[str, Any]]]] = [
     (
         "with summary",
-        ReasoningMessage(id="rs_abc", content="Weighing options", encrypted_value="gAAAA=="),
+        ReasoningMessage(
+            id="rs_abc",
+            content="Weighing options",
+            encrypted_value="gAAAA==",
+            metadata=replay(id="rs_abc", part="summary", next="msg_1"),
+        ),
         [
             {
                 "type": "reasoning",
                 "id": "rs_abc",
                 "summary": [{"type": "summary_text", "text": "Weighing options"}],
                 "encrypted_content": "gAAAA==",
-            }
+            },
+            ANSWER_ITEM,
         ],
     ),
     (
         "without summary",
-        ReasoningMessage(id="rs_1", content="", encrypted_value="opaque"),
-        [{"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"}],
+        ReasoningMessage(
+            id="rs_abc",
+            content="",
+            encrypted_value="opaque",
+            metadata=replay(id="rs_abc", part="summary", next="msg_1"),
+        ),
+        [
+            {"type": "reasoning", "id": "rs_abc", "summary": [], "encrypted_content": "opaque"},
+            ANSWER_ITEM,
+        ],
     ),
-    ("without encrypted value", ReasoningMessage(id="rs_2", content="plain thoughts"), []),
+    (
+        "without encrypted value",
+        ReasoningMessage(
+            id="rs_abc",
+            content="plain thoughts",
+            metadata=replay(id="rs_abc", part="summary", next="msg_1"),
+        ),
+        [{"role": "assistant", "content": "Answer"}],
+    ),
+    (
+        "without replay metadata",
+        ReasoningMessage(id="rs_abc", content="Weighing options", encrypted_value="gAAAA=="),
+        [{"role": "assistant", "content": "Answer"}],
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("label", "message", "expected"), REASONING_ROWS, ids=[row[0] for row in REASONING_ROWS]
 )
-async def test_reasoning_is_replayed_only_with_encrypted_value(
+async def test_reasoning_is_replayed_only_with_encrypted_value_and_its_pair(
     label: str, message: ReasoningMessage, expected: list[dict[str, Any]]
 ) -> None:
     await assert_round_trip(
         [
             UserMessage(id="u-1", content="Think"),
             message,
-            AssistantMessage(id="a-1", content="Answer"),
+            ANSWER,
             UserMessage(id="u-2", content="More"),
         ],
         [
             {"role": "user", "content": "Think"},
             *expected,
-            {"role": "assistant", "content": "Answer"},
             {"role": "user", "content": "More"},
         ],
     )
@@ -417,8 +457,22 @@ async def test_long_conversation_keeps_order() -> None:
         [
             SystemMessage(id="s", content="sys"),
             UserMessage(id="u1", content="one"),
-            ReasoningMessage(id="rs_1", content="r", encrypted_value="enc"),
-            AssistantMessage(id="a1", tool_calls=[call("c1", "t")]),
+            ReasoningMessage(
+                id="rs_1",
+                content="r",
+                encrypted_value="enc",
+                metadata=replay(id="rs_1", part="summary", next="fc_1"),
+            ),
+            AssistantMessage(
+                id="a1",
+                tool_calls=[
+                    ToolCall(
+                        id="c1",
+                        function=FunctionCall(name="t", arguments="{}"),
+                        metadata=replay(id="fc_1", after="rs_1"),
+                    )
+                ],
+            ),
             ToolMessage(id="t1", tool_call_id="c1", content="out"),
             AssistantMessage(id="a2", content="two"),
             DeveloperMessage(id="d", content="dev"),
@@ -433,7 +487,13 @@ async def test_long_conversation_keeps_order() -> None:
                 "summary": [{"type": "summary_text", "text": "r"}],
                 "encrypted_content": "enc",
             },
-            {"type": "function_call", "call_id": "c1", "name": "t", "arguments": "{}"},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "t",
+                "arguments": "{}",
+                "id": "fc_1",
+            },
             {"type": "function_call_output", "call_id": "c1", "output": "out"},
             {"role": "assistant", "content": "two"},
             {"role": "developer", "content": "dev"},

@@ -42,10 +42,13 @@ from openai.types.responses import (
     ResponseInputFileParam,
     ResponseInputImageParam,
     ResponseInputTextParam,
+    ResponseOutputMessageParam,
+    ResponseOutputTextParam,
     ResponseReasoningItemParam,
     response_input_audio_param,
     response_input_content_param,
     response_input_item_param,
+    response_output_message_param,
     response_reasoning_item_param,
 )
 from openai.types.responses.response_function_call_output_item_param import (
@@ -150,6 +153,13 @@ def test_reasoning_summary_type_exists() -> None:
     assert PRODUCED_WIRE_TYPES["reasoning_summary_type"] <= allowed
 
 
+def test_reasoning_content_and_output_message_types_exist() -> None:
+    content = field_values(response_reasoning_item_param.Content, "type")
+    assert PRODUCED_WIRE_TYPES["reasoning_content_type"] <= content
+    message = union_field_values(response_output_message_param.Content, "type")
+    assert PRODUCED_WIRE_TYPES["output_message_content_type"] <= message
+
+
 def test_image_detail_and_audio_format_exist() -> None:
     assert PRODUCED_WIRE_TYPES["image_detail"] <= field_values(ResponseInputImageParam, "detail")
     formats = field_values(response_input_audio_param.InputAudio, "format")
@@ -159,10 +169,12 @@ def test_image_detail_and_audio_format_exist() -> None:
 @pytest.mark.parametrize(
     ("typed_dict", "keys"),
     [
-        (EasyInputMessageParam, {"role", "content"}),
+        (EasyInputMessageParam, {"role", "content", "phase"}),
+        (ResponseOutputMessageParam, {"id", "type", "role", "status", "content", "phase"}),
+        (ResponseOutputTextParam, {"type", "text", "annotations"}),
         (ResponseFunctionToolCallParam, {"type", "call_id", "name", "arguments"}),
         (response_input_item_param.FunctionCallOutput, {"type", "call_id", "output"}),
-        (ResponseReasoningItemParam, {"type", "id", "summary", "encrypted_content"}),
+        (ResponseReasoningItemParam, {"type", "id", "summary", "content", "encrypted_content"}),
         (ResponseInputTextParam, {"type", "text"}),
         (ResponseInputImageParam, {"type", "image_url", "file_id", "detail"}),
         (ResponseInputFileParam, {"type", "file_data", "file_url", "file_id", "filename"}),
@@ -199,10 +211,21 @@ def every_mapping() -> list[Any]:
         DeveloperMessage(id="d", content="d"),
         UserMessage(id="u0", content="plain"),
         UserMessage.model_construct(id="u1", role="user", content=parts),
-        ReasoningMessage(id="rs_1", content="why", encrypted_value="enc"),
+        ReasoningMessage(
+            id="rs_1",
+            content="why",
+            encrypted_value="enc",
+            metadata={"openai": {"v": 1, "id": "rs_1", "part": "summary", "next": "msg_1"}},
+        ),
+        ReasoningMessage(
+            id="rs_1-1",
+            content="because",
+            metadata={"openai": {"v": 1, "id": "rs_1", "part": "text"}},
+        ),
         AssistantMessage(
-            id="a",
+            id="msg_1",
             content="text",
+            metadata={"openai": {"v": 1, "id": "msg_1", "after": "rs_1", "phase": "commentary"}},
             tool_calls=[ToolCall(id="c1", function=FunctionCall(name="f", arguments="{}"))],
         ),
         ToolMessage(
@@ -222,6 +245,12 @@ def produced(items: Iterable[TResponseInputItem]) -> dict[str, set[Any]]:
     seen: dict[str, set[Any]] = {kind: set() for kind in PRODUCED_WIRE_TYPES}
     for item in items:
         entry: dict[str, Any] = dict(item)
+        if entry.get("type") == "message":
+            seen["input_item_type"].add("message")
+            seen["message_role"].add(entry["role"])
+            for part in entry["content"]:
+                seen["output_message_content_type"].add(part["type"])
+            continue
         if "role" in entry:
             seen["message_role"].add(entry["role"])
             content = entry["content"]
@@ -234,6 +263,8 @@ def produced(items: Iterable[TResponseInputItem]) -> dict[str, set[Any]]:
             _collect_parts(seen, "tool_output_content_type", entry["output"])
         for summary in entry.get("summary", []):
             seen["reasoning_summary_type"].add(summary["type"])
+        for content in entry.get("content", []):
+            seen["reasoning_content_type"].add(content["type"])
     return seen
 
 
@@ -261,11 +292,13 @@ def test_chat_completions_converter_accepts_the_produced_items() -> None:
     chat_items = [_responses_only_parts_dropped(item) for item in items]
     messages = Converter.items_to_messages(chat_items, preserve_tool_output_all_content=True)
     roles = [message["role"] for message in messages]
-    assert roles == ["system", "developer", "user", "user", "assistant", "assistant", "tool"]
+    # The reasoning item, the provider's message item and its call become one assistant turn.
+    assert roles == ["system", "developer", "user", "user", "assistant", "tool"]
     user_parts = [part["type"] for part in messages[3]["content"]]  # type: ignore[union-attr, index]
     assert user_parts.count("input_audio") == 3
-    assert messages[5]["tool_calls"][0]["id"] == "c1"  # type: ignore[typeddict-item, index]
-    assert messages[6]["tool_call_id"] == "c1"  # type: ignore[typeddict-item]
+    assert messages[4]["content"] == "text"  # type: ignore[typeddict-item]
+    assert messages[4]["tool_calls"][0]["id"] == "c1"  # type: ignore[typeddict-item, index]
+    assert messages[5]["tool_call_id"] == "c1"  # type: ignore[typeddict-item]
 
 
 def _responses_only(part: dict[str, Any]) -> bool:

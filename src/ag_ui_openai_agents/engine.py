@@ -35,6 +35,7 @@ from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
 from .hosted import HOSTED_CALL_TYPES
 from .inbound import AGUIToOpenAITranslator
 from .reasoning import ReasoningTranslation
+from .replay import CARRIED_ITEM_TYPES, provider_item
 from .snapshot import build_messages_snapshot
 from .subagent_book import CloseReason, SubagentBook
 from .subagents import SubagentSink
@@ -162,6 +163,7 @@ _ITEM_DONE: dict[str, str] = {
     "custom_tool_call": "translate_call_item_done",
     "reasoning": "translate_reasoning_item_done",
     **dict.fromkeys(HOSTED_CALL_TYPES, "translate_call_item_done"),
+    **dict.fromkeys(CARRIED_ITEM_TYPES, "translate_carried_item_done"),
 }
 
 
@@ -258,6 +260,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     def messages_snapshot(self) -> MessagesSnapshotEvent:
         """The whole conversation: input history, then this run's messages, streamed ids."""
+        self.book.recorder.finish()
         return build_messages_snapshot(self.run_input.messages, self.book.produced)
 
     def pending_tool_call_ids(self) -> list[str]:
@@ -320,6 +323,12 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
     def translate_response_incomplete(self, event: Any) -> Events:
         """Count the usage of an incomplete or failed response (the SDK then raises)."""
         self.usage.add_response(event.response, counted_by_sdk=False)
+        return []
+
+    def translate_carried_item_done(self, item: Any, output_index: int) -> Events:
+        """An output item with no AG-UI counterpart (MCP tool listing, compaction): nothing is
+        emitted; the snapshot carries it so the next request replays it in its place."""
+        self.book.recorder.carry(provider_item(item), output_index)
         return []
 
     # Agents -----------------------------------------------------------------------------------

@@ -45,7 +45,6 @@ from agents.items import TResponseInputItem
 from openai.types.responses import (
     EasyInputMessageParam,
     ResponseFunctionToolCallParam,
-    ResponseReasoningItemParam,
 )
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
@@ -61,6 +60,14 @@ from .content import (
     text_input,
 )
 from .hosted import is_hosted_call_name
+from .pairing import ReplayLinks, enforce_pairing
+from .replay import read_hosted_artefact, read_replay
+from .replay_items import (
+    assistant_item,
+    carried_items,
+    merge_reasoning_part,
+    reasoning_part_item,
+)
 
 __all__ = [
     "CONTEXT_HEADER",
@@ -76,13 +83,17 @@ CONTEXT_HEADER = "Context from the application:"
 
 PRODUCED_WIRE_TYPES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
-        "input_item_type": frozenset({"function_call", "function_call_output", "reasoning"}),
+        "input_item_type": frozenset(
+            {"function_call", "function_call_output", "reasoning", "message"}
+        ),
         "message_role": frozenset({"system", "developer", "user", "assistant"}),
         "message_content_type": frozenset(
             {"input_text", "input_image", "input_file", "input_audio"}
         ),
         "tool_output_content_type": frozenset({"input_text", "input_image", "input_file"}),
         "reasoning_summary_type": frozenset({"summary_text"}),
+        "reasoning_content_type": frozenset({"reasoning_text"}),
+        "output_message_content_type": frozenset({"output_text"}),
         "image_detail": frozenset({"auto"}),
         "audio_format": frozenset({"wav", "mp3"}),
     }
@@ -140,6 +151,14 @@ def _discriminator(value: Any, key: str) -> Any:
     if isinstance(value, Mapping):
         return value.get(key)
     return getattr(value, key, None)
+
+
+def _replay_metadata(history: Iterable[Any]) -> Iterable[Any]:
+    """The metadata of every message and tool call of a history, in order."""
+    for message in history:
+        yield getattr(message, "metadata", None)
+        for call in getattr(message, "tool_calls", None) or []:
+            yield call.metadata
 
 
 def _coerce_message(message: Any) -> Any:
@@ -211,10 +230,13 @@ class AGUIToOpenAITranslator:
         """Translate a conversation, keeping its order.
 
         Messages may also be plain mappings in AG-UI's JSON form; they are validated first.
-        Messages with an unknown role or that fail validation are skipped. Hosted tool calls
-        (named by their Responses item type) and the tool messages answering them are left out:
-        the provider ran them, they are not replayed. Messages attributed to a subagent
-        (``subagent_run_id``) are left out too: an agent used as a tool did that work.
+        Messages with an unknown role or that fail validation are skipped, and so are messages
+        attributed to a subagent (``subagent_run_id``): an agent used as a tool did that work.
+        Messages this package produced carry replay metadata (``replay.py``): from it the
+        provider's own items come back, ids, phases, every reasoning part, hosted calls and
+        compaction included. The result then passes
+        :func:`~ag_ui_openai_agents.pairing.enforce_pairing`, so a history that lost or changed
+        fields still makes a request the Responses API accepts.
         """
         history = [message for message in map(self._accept, messages) if message is not None]
         hosted_call_ids = self._hosted_call_ids(history)
@@ -225,8 +247,10 @@ class AGUIToOpenAITranslator:
             if isinstance(message, ToolMessage) and message.tool_call_id in hosted_call_ids:
                 logger.debug("Not replaying the result of hosted call %s.", message.tool_call_id)
                 continue
-            items.extend(self._message_handlers[message.role](message))
-        return items
+            for item in self._message_handlers[message.role](message):
+                if not merge_reasoning_part(items, item):
+                    items.append(item)
+        return enforce_pairing(items, ReplayLinks.of(_replay_metadata(history)))
 
     def _accept(self, message: Any) -> Any | None:
         """The message ready for dispatch, or ``None`` (logged) when it cannot be translated."""
@@ -282,30 +306,46 @@ class AGUIToOpenAITranslator:
         return [cast(EasyInputMessageParam, {"role": "user", "content": parts})]
 
     def translate_assistant_message(self, message: AssistantMessage) -> list[TResponseInputItem]:
-        """An assistant message: its text (when not empty), then one ``function_call`` per call.
+        """An assistant message: its text (when not empty), then one item per tool call.
 
-        Calls keep their id as ``call_id``. Hosted calls are not replayed.
+        With replay metadata the text is the provider's ``message`` item (id, ``phase``) and
+        calls keep their item ids; hosted calls come back as the provider item their
+        ``encrypted_value`` holds (without one they are not replayed). Calls keep their id as
+        ``call_id``.
         """
-        items: list[TResponseInputItem] = []
+        layout = read_replay(message.metadata)
+        items: list[TResponseInputItem] = carried_items(layout, "lead")
         if message.content:
-            items.append(
-                cast(EasyInputMessageParam, {"role": "assistant", "content": message.content})
-            )
+            items.append(assistant_item(message.content, layout))
+        items += carried_items(layout, "trail")
         for call in message.tool_calls or []:
-            if is_hosted_call_name(call.function.name):
-                logger.debug("Not replaying hosted call %s (%s).", call.id, call.function.name)
-                continue
-            items.append(self._function_call(call))
+            items += self.translate_tool_call(call)
         return items
 
+    def translate_tool_call(self, call: ToolCall) -> list[TResponseInputItem]:
+        """One tool call of an assistant message, with the items its metadata carries."""
+        layout = read_replay(call.metadata)
+        item: TResponseInputItem | None
+        if is_hosted_call_name(call.function.name):
+            item = cast(Any, read_hosted_artefact(call.encrypted_value, call.function.name))
+            if item is None:
+                logger.debug("Not replaying hosted call %s (%s).", call.id, call.function.name)
+        else:
+            item = self._function_call(call, layout.get("id"))
+        middle = [item] if item is not None else []
+        return [*carried_items(layout, "lead"), *middle, *carried_items(layout, "trail")]
+
     @staticmethod
-    def _function_call(call: ToolCall) -> ResponseFunctionToolCallParam:
-        return {
+    def _function_call(call: ToolCall, item_id: str | None = None) -> ResponseFunctionToolCallParam:
+        item: ResponseFunctionToolCallParam = {
             "type": "function_call",
             "call_id": call.id,
             "name": call.function.name,
             "arguments": call.function.arguments,
         }
+        if item_id is not None:
+            item["id"] = item_id
+        return item
 
     def translate_tool_message(self, message: ToolMessage) -> list[TResponseInputItem]:
         """A tool result: a ``function_call_output`` whose ``call_id`` is the message's
@@ -344,19 +384,18 @@ class AGUIToOpenAITranslator:
         return parts
 
     def translate_reasoning_message(self, message: ReasoningMessage) -> list[TResponseInputItem]:
-        """A reasoning message with an ``encrypted_value``: a ``reasoning`` item that the model
-        can resume from. Plain reasoning text cannot restore anything and is not sent."""
-        if not message.encrypted_value:
-            logger.debug("Not replaying reasoning %s: it has no encrypted value.", message.id)
+        """A reasoning message this package produced: one part of a provider reasoning item.
+
+        Consecutive parts of one item are merged back into that item, with its encrypted
+        content; a reasoning message without replay metadata cannot restore anything and is
+        not sent.
+        """
+        item = reasoning_part_item(
+            message.content, message.encrypted_value, read_replay(message.metadata)
+        )
+        if item is None:
+            logger.debug("Not replaying reasoning %s: it has no replay metadata.", message.id)
             return []
-        item: ResponseReasoningItemParam = {
-            "type": "reasoning",
-            "id": message.id,
-            "summary": [{"type": "summary_text", "text": message.content}]
-            if message.content
-            else [],
-            "encrypted_content": message.encrypted_value,
-        }
         return [item]
 
     def translate_activity_message(self, message: ActivityMessage) -> list[TResponseInputItem]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ag_ui.core import (
     AssistantMessage,
@@ -15,6 +16,7 @@ from ag_ui.core import (
 )
 
 from .builders import model_builder
+from .replay import METADATA_KEY, hosted_artefact, part_metadata, replay_metadata
 from .windows import (
     AssistantGroup,
     Produced,
@@ -29,16 +31,23 @@ __all__ = ["build_messages_snapshot", "produced_messages"]
 # A long run restates hundreds of messages: build them without validating values we made.
 _function_call = model_builder(FunctionCall, "name", "arguments")
 _tool_call_model = model_builder(ToolCall, "id", "function")
+_replay_call = model_builder(ToolCall, "id", "function", "encrypted_value", "metadata")
 _assistant_message = model_builder(AssistantMessage, "id", "content", "tool_calls")
+_replay_assistant = model_builder(AssistantMessage, "id", "content", "tool_calls", "metadata")
 _reasoning_message = model_builder(ReasoningMessage, "id", "content", "encrypted_value")
+_replay_reasoning = model_builder(ReasoningMessage, "id", "content", "encrypted_value", "metadata")
 _tool_message = model_builder(ToolMessage, "id", "tool_call_id", "content")
 _snapshot_event = model_builder(MessagesSnapshotEvent, "messages")
 
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:
-    return _tool_call_model(
-        id=call.tool_call_id,
-        function=_function_call(name=call.name, arguments="".join(call.args)),
+    function = _function_call(name=call.name, arguments="".join(call.args))
+    metadata = replay_metadata(call.replay)
+    artefact = hosted_artefact(call.replay.item) if call.hosted else None
+    if metadata is None and artefact is None:
+        return _tool_call_model(id=call.tool_call_id, function=function)
+    return _replay_call(
+        id=call.tool_call_id, function=function, encrypted_value=artefact, metadata=metadata
     )
 
 
@@ -47,34 +56,48 @@ def _assistant(group: AssistantGroup) -> AssistantMessage | None:
     calls = [_tool_call(call) for call in group.calls if call.started]
     if not text and not calls:
         return None
-    return _assistant_message(
-        id=group.message_id,
-        content=text or None,
-        tool_calls=calls or None,
+    metadata = replay_metadata(group.text.replay) if group.text is not None else None
+    if metadata is None:
+        return _assistant_message(
+            id=group.message_id, content=text or None, tool_calls=calls or None
+        )
+    return _replay_assistant(
+        id=group.message_id, content=text or None, tool_calls=calls or None, metadata=metadata
+    )
+
+
+def _reasoning_part(
+    message_id: str, content: str, encrypted: str | None, metadata: dict[str, Any] | None
+) -> Message:
+    if metadata is None:
+        return _reasoning_message(id=message_id, content=content, encrypted_value=encrypted)
+    return _replay_reasoning(
+        id=message_id, content=content, encrypted_value=encrypted, metadata=metadata
     )
 
 
 def _reasoning(window: ReasoningWindow) -> list[Message]:
-    """One message per streamed part; the first carries the encrypted value.
+    """One message per streamed part; the first carries the encrypted value and the item's
+    replay metadata, every part its kind (summary or text).
 
     A reasoning item whose only content is an encrypted value that arrived after the stream
     closed it gets one empty message here, so the value still returns on the next request.
     """
+    info = window.replay
+    first = replay_metadata(info, part=window.parts[0].kind if window.parts else "summary")
+    item_id = info.item_id if first is not None and "id" in first[METADATA_KEY] else None
     messages: list[Message] = []
     for index, part in enumerate(window.parts):
         messages.append(
-            _reasoning_message(
-                id=part.message_id,
-                content="".join(part.chunks),
-                encrypted_value=window.encrypted_value if index == 0 else None,
+            _reasoning_part(
+                part.message_id,
+                "".join(part.chunks),
+                window.encrypted_value if index == 0 else None,
+                first if index == 0 else part_metadata(item_id, part.kind),
             )
         )
     if not messages and window.encrypted_value:
-        messages.append(
-            _reasoning_message(
-                id=window.phase_id, content="", encrypted_value=window.encrypted_value
-            )
-        )
+        messages.append(_reasoning_part(window.phase_id, "", window.encrypted_value, first))
     return messages
 
 

@@ -59,6 +59,7 @@ class TextTranslation:
         """A message item starts: register its window; it opens on its first text."""
         window = TextWindow(self.book.resolve_id(getattr(item, "id", None), "msg"))
         self.book.add(window, "text", output_index, getattr(item, "id", None))
+        window.replay.phase = getattr(item, "phase", None)
         return []
 
     def translate_text_delta(self, event: Any) -> list[BaseEvent]:
@@ -84,6 +85,7 @@ class TextTranslation:
         window = self.book.at(output_index)
         if not isinstance(window, TextWindow):
             window = self._text_window_at(output_index, getattr(item, "id", None))
+        window.replay.phase = getattr(item, "phase", None) or window.replay.phase
         return self._finish_text(window, message_item_text(item))
 
     # Committed run item ---------------------------------------------------------------------
@@ -94,6 +96,7 @@ class TextTranslation:
         window = self.book.match("text", getattr(raw, "id", None))
         if not isinstance(window, TextWindow) or window.committed:
             window = TextWindow(self.book.resolve_id(getattr(raw, "id", None), "msg"))
+        window.replay.phase = window.replay.phase or getattr(raw, "phase", None)
         window.committed = True
         return self._finish_text(window, message_item_text(raw))
 

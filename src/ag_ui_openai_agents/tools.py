@@ -17,6 +17,7 @@ from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolC
 from .builders import model_builder
 from .client_tools import is_client_tool_output
 from .hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
+from .replay import provider_item
 from .windows import (
     ToolCallWindow,
     ToolResult,
@@ -245,8 +246,11 @@ class ToolTranslation:
                 out += self._fill_args(window, str(full or ""))
             window.ended = True
             out.append(_end_event(tool_call_id=window.tool_call_id))
-        if item is not None and window.hosted and not window.answered:
-            out += self._hosted_result(window, item)
+        if item is not None and window.hosted:
+            if window.replay.item is None and window.replay.item_id is not None:
+                window.replay.item = provider_item(item)
+            if not window.answered:
+                out += self._hosted_result(window, item)
         return out
 
     def _hosted_result(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:

@@ -46,6 +46,8 @@ from typing import Literal
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
 
+from .replay import ReplayInfo, ReplayRecorder
+
 __all__ = [
     "AssistantGroup",
     "ReasoningPart",
@@ -96,6 +98,8 @@ class TextWindow:
     """TEXT_MESSAGE_END was emitted (or the window can no longer open)."""
     committed: bool = False
     """The SDK committed the item (``message_output_created``)."""
+    replay: ReplayInfo = field(default_factory=ReplayInfo)
+    """What replaying the item to the provider needs (see ``replay.py``)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -122,6 +126,8 @@ class ToolCallWindow:
     """A TOOL_CALL_RESULT was emitted for it."""
     client_owned: bool = False
     """The client answers the call (a frontend tool); it stays pending."""
+    replay: ReplayInfo = field(default_factory=ReplayInfo)
+    """What replaying the item to the provider needs (see ``replay.py``)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -156,6 +162,8 @@ class ReasoningWindow:
     """The SDK committed the item (``reasoning_item_created``)."""
     encrypted_value: str | None = None
     """The item's encrypted content, once known."""
+    replay: ReplayInfo = field(default_factory=ReplayInfo)
+    """What replaying the item to the provider needs (see ``replay.py``)."""
 
     @property
     def open_part(self) -> ReasoningPart | None:
@@ -213,6 +221,7 @@ class WindowBook:
         "early_args",
         "group",
         "produced",
+        "recorder",
         "unmatched",
     )
 
@@ -228,6 +237,7 @@ class WindowBook:
         }
         self.group: AssistantGroup | None = None
         self.produced: list[Produced] = []
+        self.recorder = ReplayRecorder()
 
     @staticmethod
     def new_id(prefix: str) -> str:
@@ -244,6 +254,7 @@ class WindowBook:
         self.early_args = {}
         for queue in self.unmatched.values():
             queue.clear()
+        self.recorder.new_response()
 
     def add(self, window: Window, kind: WindowKind, index: int | None, item_id: object) -> None:
         """Register a new window under its output index and real item id."""
@@ -252,6 +263,9 @@ class WindowBook:
         key = real_id(item_id)
         if key is not None:
             self.by_item_id[key] = window
+        window.replay.item_id = key
+        window.replay.reasoning = isinstance(window, ReasoningWindow)
+        self.recorder.place(window.replay, index)
         if isinstance(window, ToolCallWindow):
             self.calls[window.tool_call_id] = window
         self.unmatched[kind].append(window)

@@ -1,0 +1,244 @@
+"""Replay metadata: what the Responses API needs back that AG-UI has no field for.
+
+The outbound engine records, per streamed window, the provider's item id, the reasoning item it
+directly followed, an assistant message's ``phase`` and (for hosted calls) the whole provider
+item. The snapshot writes it into the AG-UI fields meant for it, and :func:`read_replay` reads
+it back when the client returns the history. The layout (version 1), under the one key
+``"openai"`` of a message's or tool call's ``metadata``::
+
+    ReasoningMessage  metadata.openai = {"v": 1, "id": "rs_…", "part": "summary" | "text",
+                                          "next": "<id of the item that followed>"}  # first part
+                      encrypted_value = the item's encrypted content (first part only)
+    AssistantMessage  metadata.openai = {"v": 1, "id": "msg_…", "phase": "commentary",
+                                          "after": "rs_…"}
+    ToolCall          metadata.openai = {"v": 1, "id": "fc_…", "after": "rs_…"}
+    hosted ToolCall   encrypted_value = the provider's item as compact JSON
+                      metadata.openai = {"v": 1, "id": "ws_…", "after": "rs_…"}
+
+Any of them may also hold ``"lead"`` / ``"trail"``: output items with no AG-UI counterpart
+(``mcp_list_tools``, ``compaction``) that came right before / after this one, each as
+``{"item": {...}, "after": "rs_…"}``. Keys whose value would be empty are left out, and a
+message with nothing to replay carries no ``metadata`` at all. An id is written only when the
+item's position in its response was seen in the stream, so ``after`` is known to be right.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from agents.models.fake_id import FAKE_RESPONSES_ID
+
+__all__ = [
+    "CARRIED_ITEM_TYPES",
+    "METADATA_KEY",
+    "REPLAY_VERSION",
+    "CarriedItem",
+    "ReplayInfo",
+    "ReplayRecorder",
+    "hosted_artefact",
+    "part_metadata",
+    "provider_item",
+    "read_hosted_artefact",
+    "read_replay",
+    "replay_metadata",
+]
+
+METADATA_KEY = "openai"
+"""The key of ``metadata`` under which the replay layout lives."""
+
+REPLAY_VERSION = 1
+"""The layout version written as ``"v"``; other versions are ignored when read."""
+
+CARRIED_ITEM_TYPES: frozenset[str] = frozenset({"mcp_list_tools", "compaction"})
+"""Output items with no AG-UI counterpart that travel in ``lead`` / ``trail``."""
+
+
+@dataclass(eq=False, slots=True)
+class CarriedItem:
+    """An output item with no AG-UI window, kept to be replayed in its place."""
+
+    item: dict[str, Any]
+    """The provider's item, as the API sent it."""
+    item_id: str | None
+    """Its provider id."""
+    after: str | None = None
+    """The reasoning item it directly followed, if any."""
+
+
+@dataclass(eq=False, slots=True)
+class ReplayInfo:
+    """What one window needs to be replayed as the provider's own item."""
+
+    item_id: str | None = None
+    """The provider's item id (``msg_…``, ``fc_…``, ``rs_…``, ``ws_…``), when real."""
+    positioned: bool = False
+    """The item's output index was seen, so ``after`` / ``next_id`` are known."""
+    reasoning: bool = False
+    """The window is a reasoning item."""
+    after: str | None = None
+    """The reasoning item this one directly followed in its response."""
+    next_id: str | None = None
+    """For a reasoning item: the id of the item that directly followed it."""
+    phase: str | None = None
+    """An assistant message's ``phase`` (``commentary`` / ``final_answer``)."""
+    item: dict[str, Any] | None = None
+    """For a hosted call: the provider's whole item."""
+    lead: list[CarriedItem] = field(default_factory=list)
+    """Carried items that came directly before this one."""
+    trail: list[CarriedItem] = field(default_factory=list)
+    """Carried items that came after this one, at the end of its response."""
+
+
+class ReplayRecorder:
+    """Links items to the reasoning item before them, by output index within a response."""
+
+    __slots__ = ("_last", "_pending", "_positions")
+
+    def __init__(self) -> None:
+        self._positions: dict[int, ReplayInfo | CarriedItem] = {}
+        self._pending: list[CarriedItem] = []
+        self._last: ReplayInfo | None = None
+
+    def new_response(self) -> None:
+        """A new response starts: indexes restart; carried items left over trail the last."""
+        self._flush_trail()
+        self._positions = {}
+        self._last = None
+
+    def place(self, info: ReplayInfo, index: int | None) -> None:
+        """Record a window at ``index`` (``None``: seen only as a committed item)."""
+        if info.item_id is None or index is None:
+            return
+        info.positioned = True
+        info.after = self._link(index, info.item_id)
+        self._positions[index] = info
+        info.lead, self._pending = self._pending, []
+        self._last = info
+
+    def carry(self, item: dict[str, Any], index: int) -> None:
+        """Record an output item with no window; it leads the next window placed."""
+        item_id = item.get("id")
+        if not isinstance(item_id, str) or not item_id or item_id == FAKE_RESPONSES_ID:
+            return
+        carried = CarriedItem(item, item_id, self._link(index, item_id))
+        self._positions[index] = carried
+        self._pending.append(carried)
+
+    def finish(self) -> None:
+        """End of the run: carried items left over trail the last window."""
+        self._flush_trail()
+
+    def _link(self, index: int, item_id: str) -> str | None:
+        before = self._positions.get(index - 1)
+        if isinstance(before, ReplayInfo) and before.reasoning and before.item_id is not None:
+            before.next_id = item_id
+            return before.item_id
+        return None
+
+    def _flush_trail(self) -> None:
+        if self._pending and self._last is not None:
+            self._last.trail.extend(self._pending)
+        self._pending = []
+
+
+def _carried(entries: list[CarriedItem]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for entry in entries:
+        carried: dict[str, Any] = {"item": entry.item}
+        if entry.after is not None:
+            carried["after"] = entry.after
+        out.append(carried)
+    return out
+
+
+def replay_metadata(info: ReplayInfo, **extra: str) -> dict[str, Any] | None:
+    """The ``metadata`` of a message or call: ``{"openai": {...}}``, or ``None`` when empty."""
+    layout: dict[str, Any] = {}
+    if info.positioned and info.item_id is not None:
+        layout["id"] = info.item_id
+        if info.after is not None:
+            layout["after"] = info.after
+        if info.next_id is not None:
+            layout["next"] = info.next_id
+    if info.phase is not None:
+        layout["phase"] = info.phase
+    if info.lead:
+        layout["lead"] = _carried(info.lead)
+    if info.trail:
+        layout["trail"] = _carried(info.trail)
+    if not layout:
+        return None
+    return {METADATA_KEY: {"v": REPLAY_VERSION, **layout, **extra}}
+
+
+def part_metadata(item_id: str | None, kind: str) -> dict[str, Any] | None:
+    """The ``metadata`` of a reasoning part after the first: its item and part kind."""
+    if item_id is None:
+        return None
+    return {METADATA_KEY: {"v": REPLAY_VERSION, "id": item_id, "part": kind}}
+
+
+def read_replay(metadata: Any) -> dict[str, Any]:
+    """The replay layout of a message or call, or ``{}`` when absent, of another version or
+    malformed. Only values of the expected types are kept."""
+    if not isinstance(metadata, Mapping):
+        return {}
+    layout = metadata.get(METADATA_KEY)
+    if not isinstance(layout, Mapping) or layout.get("v") != REPLAY_VERSION:
+        return {}
+    read: dict[str, Any] = {}
+    for key in ("id", "after", "next", "phase", "part"):
+        value = layout.get(key)
+        if isinstance(value, str) and value:
+            read[key] = value
+    for key in ("lead", "trail"):
+        entries = layout.get(key)
+        if isinstance(entries, list):
+            carried = [_read_carried(entry) for entry in entries]
+            read[key] = [entry for entry in carried if entry is not None]
+    return read
+
+
+def _read_carried(entry: Any) -> CarriedItem | None:
+    if not isinstance(entry, Mapping):
+        return None
+    item = entry.get("item")
+    if not isinstance(item, Mapping) or item.get("type") not in CARRIED_ITEM_TYPES:
+        return None
+    item_id = item.get("id")
+    after = entry.get("after")
+    if not isinstance(item_id, str) or not item_id:
+        return None
+    return CarriedItem(dict(item), item_id, after if isinstance(after, str) and after else None)
+
+
+def provider_item(item: Any) -> dict[str, Any]:
+    """An output item as the API sent it: the fields it set, as JSON values."""
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        return cast(dict[str, Any], dump(mode="json", exclude_unset=True))
+    return dict(item) if isinstance(item, Mapping) else {}
+
+
+def hosted_artefact(item: dict[str, Any] | None) -> str | None:
+    """A hosted call's provider item as the compact JSON its ``encrypted_value`` holds."""
+    if item is None:
+        return None
+    return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+
+
+def read_hosted_artefact(value: str | None, kind: str) -> dict[str, Any] | None:
+    """The provider item of a hosted call, when ``value`` is one of kind ``kind`` with an id."""
+    if not value:
+        return None
+    try:
+        item = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(item, dict) or item.get("type") != kind:
+        return None
+    item_id = item.get("id")
+    return item if isinstance(item_id, str) and item_id else None
