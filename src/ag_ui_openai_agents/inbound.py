@@ -390,13 +390,12 @@ class AGUIToOpenAITranslator:
         content; a reasoning message without replay metadata cannot restore anything and is
         not sent.
         """
-        item = reasoning_part_item(
-            message.content, message.encrypted_value, read_replay(message.metadata)
-        )
+        layout = read_replay(message.metadata)
+        item = reasoning_part_item(message.content, message.encrypted_value, layout)
         if item is None:
             logger.debug("Not replaying reasoning %s: it has no replay metadata.", message.id)
             return []
-        return [item]
+        return [*carried_items(layout, "lead"), item, *carried_items(layout, "trail")]
 
     def translate_activity_message(self, message: ActivityMessage) -> list[TResponseInputItem]:
         """Activity messages are application progress, not conversation: never sent."""

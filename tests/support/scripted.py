@@ -37,6 +37,7 @@ from agents.tool import Tool
 from openai.types import responses as api
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
+from .responses_input import OUTPUTS, check_input, wire_input
 from .scripted_specs import (
     Call,
     Hosted,
@@ -86,17 +87,25 @@ class ScriptedResponsesModel(Model):
 
     `turns` is a sequence consumed in order, or a callable building a Turn from the recorded
     call. `delay` seconds are slept before each streamed event (for cancellation tests).
-    `calls` records every call; `responses` holds each turn's final Response.
+    `calls` records every call; `responses` holds each turn's final Response. Every call's input
+    is checked against the Responses API's input rules (`responses_input.check_input`) before
+    the turn is chosen; `check_requests=False` turns that off for a test of a broken request.
     """
 
     def __init__(
-        self, turns: TurnSource = (), *, model_name: str = "scripted-model", delay: float = 0.0
+        self,
+        turns: TurnSource = (),
+        *,
+        model_name: str = "scripted-model",
+        delay: float = 0.0,
+        check_requests: bool = True,
     ) -> None:
         self._turns: list[Turn] | Callable[[RecordedCall], Turn] = (
             turns if callable(turns) else list(turns)
         )
         self.model_name = model_name
         self.delay = delay
+        self.check_requests = check_requests
         self.calls: list[RecordedCall] = []
         self.responses: list[api.Response] = []
         self._counters: dict[str, int] = {}
@@ -137,11 +146,14 @@ class ScriptedResponsesModel(Model):
             conversation_id=conversation_id, streamed=streamed,
         )  # fmt: skip
         self.calls.append(call)
+        if self.check_requests:
+            check_input(wire_input(call.input, id_less=True))
         turn = self._next_turn(call)
         if turn.raise_before is not None:
             raise turn.raise_before
         events, final = _TurnBuilder(self, turn, instructions).build()
         self.responses.append(final)
+        OUTPUTS.record(final.output)
         return turn, events
 
     def _next_turn(self, call: RecordedCall) -> Turn:

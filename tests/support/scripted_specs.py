@@ -31,12 +31,16 @@ TurnStatus = Literal["completed", "incomplete", "failed", "error"]
 
 @dataclass
 class Text:
-    """An assistant message. `parts`, when given, replaces `text` with several text parts."""
+    """An assistant message. `parts`, when given, replaces `text` with several text parts.
+
+    `phase` is GPT-5.x's `commentary` (text before tool calls) or `final_answer`.
+    """
 
     text: str = ""
     chunks: int | None = None
     id: str | None = None
     parts: list[str] | None = None
+    phase: Literal["commentary", "final_answer"] | None = None
 
 
 @dataclass
@@ -50,13 +54,20 @@ class Refusal:
 
 @dataclass
 class Reasoning:
-    """A reasoning item: summary parts, raw reasoning text parts, encrypted content."""
+    """A reasoning item: summary parts, raw reasoning text parts, encrypted content.
+
+    `encrypted` is the value of `output_item.done`. As the API does, `encrypted_added` (a
+    shorter, in-progress value) can ride on `output_item.added` and `encrypted_completed` (a
+    different value) on the item inside `response.completed`; by default neither differs.
+    """
 
     summary: list[str] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
     encrypted: str | None = None
     id: str | None = None
     chunks: int | None = None
+    encrypted_added: str | None = None
+    encrypted_completed: str | None = None
 
 
 @dataclass

@@ -104,6 +104,7 @@ class _TurnBuilder:
         self.model, self.turn, self.instructions = model, turn, instructions
         self.events: list[TResponseStreamEvent] = []
         self.output: list[Any] = []
+        self.completed_updates: dict[int, dict[str, Any]] = {}
         self.response_id = turn.response_id or f"resp_{model.next_number('resp')}"
 
     def emit(self, cls: type[BaseModel], **fields: Any) -> None:
@@ -131,7 +132,9 @@ class _TurnBuilder:
         """Stream one item spec at output position `index`."""
         if isinstance(spec, Text):
             parts = spec.parts if spec.parts is not None else [spec.text]
-            self.add_message(spec.id, index, [("output_text", p) for p in parts], spec.chunks)
+            self.add_message(
+                spec.id, index, [("output_text", p) for p in parts], spec.chunks, spec.phase
+            )
         elif isinstance(spec, Refusal):
             self.add_message(spec.id, index, [("refusal", spec.text)], spec.chunks)
         elif isinstance(spec, Reasoning):
@@ -167,15 +170,19 @@ class _TurnBuilder:
         self.emit(closer, **where, part=_part(kind, text))
 
     def add_message(
-        self, given: str | None, index: int, parts: list[tuple[str, str]], chunks: int | None
-    ) -> None:
+        self, given: str | None, index: int, parts: list[tuple[str, str]], chunks: int | None,
+        phase: str | None = None,
+    ) -> None:  # fmt: skip
         """An assistant message whose content parts stream one after another."""
         item_id = self.item_id(given, "msg")
         content = [_part(kind, text) for kind, text in parts]
-        item = api.ResponseOutputMessage.model_validate(
-            {"id": item_id, "type": "message", "role": "assistant", "status": "completed",
-             "content": content}
-        )  # fmt: skip
+        values: dict[str, Any] = {
+            "id": item_id, "type": "message", "role": "assistant", "status": "completed",
+            "content": content,
+        }  # fmt: skip
+        if phase is not None:
+            values["phase"] = phase
+        item = api.ResponseOutputMessage.model_validate(values)
         self.open_item(
             item.model_copy(update={"content": [], "status": "in_progress"}), item, index
         )
@@ -196,7 +203,11 @@ class _TurnBuilder:
         if spec.encrypted is not None:
             done["encrypted_content"] = spec.encrypted
         item = api.ResponseReasoningItem.model_validate(done)
+        if spec.encrypted_added is not None:
+            added["encrypted_content"] = spec.encrypted_added
         self.open_item(api.ResponseReasoningItem.model_validate(added), item, index)
+        if spec.encrypted_completed is not None:
+            self.completed_updates[index] = {"encrypted_content": spec.encrypted_completed}
         where: dict[str, Any] = {"item_id": item_id, "output_index": index}
         for summary_index, text in enumerate(spec.summary):
             self.stream_part(
@@ -295,7 +306,10 @@ class _TurnBuilder:
     def finish(self) -> api.Response:
         """Emit the terminal event for the turn's status; return the final Response."""
         turn = self.turn
-        output = [item.model_copy(deep=True) for item in self.output]
+        output = [
+            item.model_copy(deep=True, update=self.completed_updates.get(index))
+            for index, item in enumerate(self.output)
+        ]
         status = "failed" if turn.status == "error" else turn.status
         final = self.response(status, output, _response_usage(turn.usage))
         if turn.status == "completed":
