@@ -74,9 +74,10 @@ def replayed(items: list[dict[str, Any]], sent: list[WireItem]) -> None:
         else:
             assert item == done
     assert positions == sorted(positions)
-    for before, after in zip(positions, positions[1:], strict=False):
-        if sent[positions.index(before)].done["type"] == "reasoning":
-            assert after == before + 1
+    for number, wire in enumerate(sent[:-1]):
+        if wire.done["type"] == "reasoning":
+            # Directly followed by the item that followed it.
+            assert positions[number + 1] == positions[number] + 1
 
 
 async def two_runs(server: WireServer, first: list[bytes], second: bytes) -> AguiRun:
