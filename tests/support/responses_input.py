@@ -77,19 +77,28 @@ class KnownOutputs:
             previous = item_id if kind == "reasoning" else None
 
     def _link(self, reasoning_id: str, item_id: str) -> None:
-        # Test models number their ids per model, so two models may reuse one: such an id
-        # no longer tells which item it paired with, and is not checked by pair.
-        for key, table, value in (
-            (reasoning_id, self.next_of, item_id),
-            (item_id, self.after_of, reasoning_id),
-        ):
-            if key in self._ambiguous:
-                continue
-            if table.get(key, value) != value:
-                del table[key]
-                self._ambiguous.add(key)
-            else:
-                table[key] = value
+        # Test models number their ids per model, so two models may reuse one: an id seen in
+        # two different pairs no longer tells which item it paired with, and neither pair is
+        # checked any more.
+        clash = self.next_of.get(reasoning_id, item_id) != item_id or (
+            self.after_of.get(item_id, reasoning_id) != reasoning_id
+        )
+        if clash or reasoning_id in self._ambiguous or item_id in self._ambiguous:
+            for key in (reasoning_id, item_id, self.next_of.get(reasoning_id)):
+                if key is not None:
+                    self._forget(key)
+            return
+        self.next_of[reasoning_id] = item_id
+        self.after_of[item_id] = reasoning_id
+
+    def _forget(self, item_id: str) -> None:
+        self._ambiguous.add(item_id)
+        follower = self.next_of.pop(item_id, None)
+        if follower is not None:
+            self.after_of.pop(follower, None)
+        reasoning = self.after_of.pop(item_id, None)
+        if reasoning is not None:
+            self.next_of.pop(reasoning, None)
 
     def clear(self) -> None:
         """Forget every recorded response."""
