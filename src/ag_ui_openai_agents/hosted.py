@@ -1,8 +1,9 @@
 """Hosted tool calls: calls the provider (or an SDK-side executor) runs, not a function tool.
 
 On the AG-UI side a hosted call is a tool call whose name is its Responses item type
-(``web_search_call``, ``mcp_call``, ...). That name is how the inbound translator recognises
-it in the history and leaves it, and its result, out of what is replayed to the model.
+(``web_search_call``, ``mcp_call``, ...). That name is how the inbound translator recognises it
+in the history: the call goes back to the model as the provider's own item, which the snapshot
+keeps in the call's ``encrypted_value`` (see ``replay.py``); its result message is never sent.
 """
 
 from __future__ import annotations

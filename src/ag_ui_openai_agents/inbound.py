@@ -101,7 +101,9 @@ PRODUCED_WIRE_TYPES: Mapping[str, frozenset[str]] = MappingProxyType(
 """Every discriminator value the inbound translator writes into SDK input, by kind.
 
 Messages are sent in the ``{"role": ..., "content": ...}`` form, so they are identified by role
-rather than by an item ``type``.
+rather than by an item ``type``; an assistant message whose provider id the snapshot recorded
+goes as the provider's ``message`` item instead. Hosted and compaction items are replayed as the
+provider sent them and are not listed here.
 """
 
 _TOOL_OUTPUT_CONTENT_TYPES = PRODUCED_WIRE_TYPES["tool_output_content_type"]

@@ -35,6 +35,11 @@ Assistant messages (``parent_message_id``)
     reasoning windows and tool results. MESSAGES_SNAPSHOT is built from it. A subagent started
     by one of this engine's calls adds a :class:`SubagentSlot` there: its messages sit after the
     call's assistant message and before the call's result.
+
+Replay
+  * Every window has a ``replay`` record (``replay.py``): its real provider item id and, when its
+    output index was seen, which reasoning item it directly followed. ``recorder`` links them
+    by output index within the current response; it is the only place that does.
 """
 
 from __future__ import annotations
