@@ -80,10 +80,10 @@ def decide(call: RecordedCall) -> Turn:
         return Turn([Text(f"All set. {booked}", id=f"text-{k}-done")], usage=TurnUsage(14, 6))
     plan = _output_of(latest, f"call_plan_{k}")
     if plan is not None:
-        book = Call(SERVER_TOOL, {"city": city}, call_id=f"call_book_{k}")
+        book = Call(SERVER_TOOL, {"city": city}, call_id=f"call_book_{k}", id=f"fc_book_{k}")
         text = Text(f"The plan says {plan}.", id=f"text-{k}-book")
         return Turn([text, book], usage=TurnUsage(11, 5))
-    show = Call(CLIENT_TOOL, {"city": city, "days": 3}, call_id=f"call_plan_{k}")
+    show = Call(CLIENT_TOOL, {"city": city, "days": 3}, call_id=f"call_plan_{k}", id=f"fc_plan_{k}")
     return Turn([show], usage=TurnUsage(8, 4))
 
 
