@@ -4,7 +4,8 @@ A scripted model streams every kind of output item (several summary parts, encry
 phases, a function call, hosted calls, an MCP listing, compaction). The real `@ag-ui/client`
 keeps the MESSAGES_SNAPSHOT and sends it back on the next turn; the next model request must be
 valid (the request checker runs on every scripted request) and, with the 1.0 client, replay
-every item the model produced, ids included.
+every item the model produced, ids included; so must the request CopilotKit's runtime 1.75 sends
+upstream.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from agents import Agent, function_tool
 
+from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import (
     CLIENT_VERSIONS,
     ClientVersion,
@@ -104,3 +106,23 @@ def test_the_next_model_request_replays_what_the_model_produced(
         "commentary",
         "final_answer",
     ]
+
+
+def test_behind_copilotkits_runtime_the_next_request_replays_everything() -> None:
+    ensure_copilotkit()
+    model = ScriptedResponsesModel([*EVERY_KIND, Turn([Text("Welcome.", id="msg_welcome")])])
+    app = app_with(wrapper_for(Agent(name="a", tools=[lookup]), model))
+    with serve_app(app) as upstream, serve_copilot_runtime(upstream, ["agent"]) as runtime:
+        scenario = {
+            "url": runtime.run_url("agent"),
+            "threadId": "replay-runtime",
+            "turns": [{"user": "What is AG-UI?"}, {"user": "Thanks"}],
+        }
+        result = run_client("v0", scenario)
+        errors = runtime.errors()
+    assert result["ok"], turn_errors(result)
+    assert errors == []
+    assert model.call_count == 3
+    produced = [item for response in model.responses[:2] for item in response.output]
+    replayed = [item for item in model.calls[2].input if item.get("id")]
+    assert [(i["type"], i["id"]) for i in replayed] == [(p.type, p.id) for p in produced]
