@@ -29,6 +29,12 @@ from agents import Agent, FunctionTool, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
 from .approval import resume_tool_calls
+from .approval_signing import (
+    DEFAULT_APPROVAL_MAX_AGE,
+    ApprovalSecret,
+    ApprovalSigner,
+    approval_signer,
+)
 from .capabilities import agent_capabilities
 from .client_tools import stop_at_client_tools
 from .scope import use_run_scope
@@ -60,6 +66,23 @@ def _with_context_block(instructions: Any, block: str) -> Callable[..., Any]:
     return combined
 
 
+def _common_signer(
+    used: AGUITranslator,
+    given: AGUITranslator | None,
+    secret: ApprovalSecret | ApprovalSigner | None,
+    max_age: float,
+) -> ApprovalSigner | None:
+    """The signer both the pause and the resume use: the translator's, checked against ours."""
+    if given is not None and secret is not None:
+        own = approval_signer(secret, max_age)
+        if own != given.approval_signer:
+            raise ValueError(
+                "approval_secret differs from the approval signing of the translator passed in; "
+                "give the secret to the translator (AGUITranslator(approval_secret=...)) only"
+            )
+    return used.approval_signer
+
+
 class OpenAIAgentsAgent:
     """Serve one SDK ``Agent`` over AG-UI. The agent object is shared and never mutated."""
 
@@ -80,12 +103,19 @@ class OpenAIAgentsAgent:
         run_error_message: str | None = None,
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
+        approval_secret: ApprovalSecret | ApprovalSigner | None = None,
+        approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
     ) -> None:
         """Wrap ``agent``.
 
         ``context`` is the SDK context for every run (a value, or a function of the request);
         when it is None the request's AG-UI context list is passed instead. The lifecycle
         options are those of :meth:`AGUITranslator.to_agui`.
+
+        ``approval_secret`` signs approval interrupts and makes every approval prove it answers
+        one of them (one secret, or a list whose first signs and all verify; None reads
+        ``AG_UI_APPROVAL_SECRET``; an empty list turns signing off). Approvals are accepted for
+        ``approval_max_age`` seconds after the pause.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -100,7 +130,13 @@ class OpenAIAgentsAgent:
         self.emit_run_error = emit_run_error
         self.run_error_message = run_error_message
         self.context_in_instructions = context_in_instructions
-        self.translator = translator or AGUITranslator()
+        self.translator = translator or AGUITranslator(
+            approval_secret=approval_secret, approval_max_age=approval_max_age
+        )
+        self.approval_signer = _common_signer(
+            self.translator, translator, approval_secret, approval_max_age
+        )
+        """Signs and checks approvals; None when approvals are not signed."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -151,7 +187,11 @@ class OpenAIAgentsAgent:
         if context is None:
             context = list(run_input.context or [])
         resumed = await resume_tool_calls(
-            self.agent, run_input, context=context, run_config=run_config
+            self.agent,
+            run_input,
+            context=context,
+            run_config=run_config,
+            approval_secret=self.approval_signer or (),
         )
         if resumed.open_interrupts:
             return None, resumed

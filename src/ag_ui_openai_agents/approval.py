@@ -48,19 +48,29 @@ from .approval_signing import (
     approval_signer,
 )
 from .approval_tools import Catalog, catalog_tools, handoff_targets, may_need_approval, run_approved
-from .approval_verify import ApprovalRefusal, check_answers, refusal_message
+from .approval_verify import (
+    APPROVAL_REFUSED_CODE,
+    EXPIRED_APPROVAL_MESSAGE,
+    ApprovalRefusal,
+    ApprovalRefusedError,
+    check_answers,
+    refusal_message,
+)
 from .hosted import HOSTED_CALL_TYPES
 from .windows import result_message_id
 
 __all__ = [
     "ABANDONED_RESULT",
     "AMBIGUOUS_RESULT",
+    "APPROVAL_REFUSED_CODE",
     "APPROVAL_RESPONSE_SCHEMA",
     "APPROVAL_SECRET_ENV",
     "CANCELLED_RESULT",
     "DEFAULT_APPROVAL_MAX_AGE",
+    "EXPIRED_APPROVAL_MESSAGE",
     "TOOL_APPROVAL_REASON",
     "ApprovalRefusal",
+    "ApprovalRefusedError",
     "ApprovalSecret",
     "ApprovalSigner",
     "ResumedToolCalls",

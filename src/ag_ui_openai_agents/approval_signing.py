@@ -274,11 +274,14 @@ def approval_signer(
 ) -> ApprovalSigner | None:
     """The signer for a ``approval_secret`` option, or None when approvals are not signed.
 
-    A signer is used as it is; a secret or list of secrets builds one; None reads
-    :data:`APPROVAL_SECRET_ENV` (comma-separated, first signs) and gives None when it is unset.
+    A signer is used as it is; a secret or list of secrets builds one; an empty list turns
+    signing off even when the environment has a secret; None reads :data:`APPROVAL_SECRET_ENV`
+    (comma-separated, first signs) and gives None when it is unset.
     """
     if isinstance(secret, ApprovalSigner):
         return secret
+    if secret is not None and not isinstance(secret, (str, bytes)) and len(secret) == 0:
+        return None
     if secret is None:
         env = os.environ if environ is None else environ
         listed = [s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",")]

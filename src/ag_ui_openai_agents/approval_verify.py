@@ -19,8 +19,10 @@ from .approval_interrupts import approval_interrupt
 from .approval_signing import ApprovalSigner, ApprovalSubject, SignatureCheck, split_interrupt_id
 
 __all__ = [
+    "APPROVAL_REFUSED_CODE",
     "EXPIRED_APPROVAL_MESSAGE",
     "ApprovalRefusal",
+    "ApprovalRefusedError",
     "CheckedAnswers",
     "check_answers",
     "refusal_message",
@@ -31,7 +33,15 @@ logger = logging.getLogger(__name__)
 EXPIRED_APPROVAL_MESSAGE = "The earlier approval of this call expired; decide again."
 """``Interrupt.message`` of an interrupt issued afresh because its approval expired."""
 
+APPROVAL_REFUSED_CODE = "APPROVAL_REFUSED"
+"""``RunErrorEvent.code`` of a run whose approvals were refused."""
+
 _SHOWN_CHARS = 80
+
+
+class ApprovalRefusedError(Exception):
+    """Raised by ``to_agui`` for refused approvals when it is not to emit RUN_ERROR itself."""
+
 
 Answer = tuple[HistoryCall, "ResumeEntry | None"]
 

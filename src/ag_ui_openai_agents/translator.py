@@ -31,7 +31,14 @@ from ag_ui.core import (
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
 
-from .approval import interrupts_from_result
+from .approval_interrupts import interrupts_from_result
+from .approval_signing import (
+    DEFAULT_APPROVAL_MAX_AGE,
+    ApprovalSecret,
+    ApprovalSigner,
+    approval_signer,
+)
+from .approval_verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
 from .engine import OpenAIToAGUITranslator
 from .inbound import AGUIToOpenAITranslator, TranslatedInput
 from .scope import RunScope
@@ -74,6 +81,11 @@ class AGUITranslator:
 
     Stateless: one instance serves any number of concurrent requests. ``to_agui`` creates a
     fresh outbound engine (``outbound_cls``) for every run.
+
+    ``approval_secret`` (one secret, a list with the signing one first, or an
+    :class:`~ag_ui_openai_agents.approval.ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``)
+    signs the approval interrupts ``to_agui`` emits; they stay valid for ``approval_max_age``
+    seconds. Pass the same to ``resume_tool_calls``, which checks them.
     """
 
     def __init__(
@@ -81,10 +93,14 @@ class AGUITranslator:
         *,
         inbound_cls: type[AGUIToOpenAITranslator] = AGUIToOpenAITranslator,
         outbound_cls: type[OpenAIToAGUITranslator] = OpenAIToAGUITranslator,
+        approval_secret: ApprovalSecret | ApprovalSigner | None = None,
+        approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
     ) -> None:
         self.inbound_cls = inbound_cls
         self.outbound_cls = outbound_cls
         self._inbound = inbound_cls()
+        self.approval_signer = approval_signer(approval_secret, approval_max_age)
+        """Signs approval interrupts; None when approvals are not signed."""
 
     def to_openai(self, run_input: RunAgentInput) -> TranslatedInput:
         """Translate one request: SDK input items, client tool proxies and request metadata."""
@@ -150,6 +166,9 @@ class AGUITranslator:
             state = await _resolve(initial_state)
             if state is not None:
                 yield StateSnapshotEvent(snapshot=state)
+            if resumed is not None and resumed.refusals:
+                yield self._refused(engine, resumed, emit_run_error)
+                return
             if shared_state is not None and shared_state.take_change():
                 yield StateSnapshotEvent(snapshot=shared_state.value)
             if resumed is not None:
@@ -250,8 +269,8 @@ class AGUITranslator:
         if result is not None:
             engine.usage.add_unstreamed(result.context_wrapper.usage)
 
-    @staticmethod
     def _interrupts(
+        self,
         engine: OpenAIToAGUITranslator,
         result: RunResultStreaming | None,
         resumed: ResumedToolCalls | None,
@@ -259,8 +278,25 @@ class AGUITranslator:
         interrupts = list(resumed.open_interrupts) if resumed is not None else []
         if result is not None and result.interruptions:
             known = engine.call_ids() | _history_call_ids(engine.run_input)
-            interrupts += interrupts_from_result(result.interruptions, known)
+            interrupts += interrupts_from_result(
+                result.interruptions,
+                known,
+                signer=self.approval_signer,
+                thread_id=engine.run_input.thread_id,
+            )
         return interrupts
+
+    @staticmethod
+    def _refused(
+        engine: OpenAIToAGUITranslator, resumed: ResumedToolCalls, emit_run_error: bool
+    ) -> RunErrorEvent:
+        """End a request whose approvals were refused: nothing ran, the message says why."""
+        message = resumed.refusal_message or ""
+        if not emit_run_error:
+            raise ApprovalRefusedError(message)
+        return RunErrorEvent(
+            message=message, code=APPROVAL_REFUSED_CODE, usage=engine.token_usage()
+        )
 
     def _run_finished(
         self,
