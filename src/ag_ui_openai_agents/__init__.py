@@ -6,7 +6,12 @@
 """
 
 from .agent import OpenAIAgentsAgent
-from .approval import ResumedToolCalls, UnresumableApprovalError, resume_tool_calls
+from .approval import (
+    ApprovalSigner,
+    ResumedToolCalls,
+    UnresumableApprovalError,
+    resume_tool_calls,
+)
 from .endpoint import add_openai_agents_fastapi_endpoint
 from .engine import OpenAIToAGUITranslator
 from .inbound import AGUIToOpenAITranslator, TranslatedInput
@@ -20,6 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AGUIToOpenAITranslator",
     "AGUITranslator",
+    "ApprovalSigner",
     "OpenAIAgentsAgent",
     "OpenAIToAGUITranslator",
     "ResumedToolCalls",
