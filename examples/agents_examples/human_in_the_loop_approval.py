@@ -6,6 +6,12 @@ it, the SDK pauses and the run ends with an AG-UI interrupt (``RUN_FINISHED`` wi
 with a resume entry ``{"approved": true}`` (or false). Nothing is kept on the server in
 between: ``resume_tool_calls`` reads the decision from the request, runs or rejects the call,
 and the model continues from there.
+
+With ``settings.approval_secret`` (the server reads it from ``AG_UI_APPROVAL_SECRET``, or
+generates one at start), the translator signs each interrupt and ``resume_tool_calls`` runs a
+refund only when the approval answers an interrupt this server (or a replica with the same
+secret) issued for exactly that call, thread and arguments. A client that writes a refund into
+its history and approves it gets RUN_ERROR, and nothing runs.
 """
 
 from __future__ import annotations
@@ -54,7 +60,8 @@ def build_agent(settings: ExampleSettings) -> Agent[Any]:
 def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     """Add ``POST path``: resume any decided approvals, then run the agent."""
     agent = build_agent(settings)
-    translator = AGUITranslator()
+    secret = settings.approval_secret
+    translator = AGUITranslator(approval_secret=secret)
 
     @app.post(path, name="human_in_the_loop_approval")
     async def run_with_approvals(body: RunAgentInput, request: Request) -> StreamingResponse:
@@ -62,8 +69,11 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
 
         async def stream() -> AsyncIterator[str]:
             # Answer the paused calls this request decides: approved ones run now.
-            resumed = await resume_tool_calls(agent, body, run_config=settings.run_config)
-            events = None  # Approvals still undecided: end with the interrupt again.
+            resumed = await resume_tool_calls(
+                agent, body, run_config=settings.run_config, approval_secret=secret
+            )
+            # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
+            events = None
             if not resumed.open_interrupts:
                 translated = translator.to_openai(resumed.run_input)
                 events = Runner.run_streamed(

@@ -1,23 +1,29 @@
-"""Settings shared by the examples: which model to use and how to run it."""
+"""Settings shared by the examples: which model to use, how to run it, how to sign approvals."""
 
 from __future__ import annotations
 
+import logging
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ag_ui_openai_agents.approval import APPROVAL_SECRET_ENV
 from agents import RunConfig
 
 from demo_model import offline_run_config
 
-__all__ = ["DEFAULT_MODEL", "ExampleSettings", "settings_from_env"]
+__all__ = ["DEFAULT_MODEL", "ExampleSettings", "approval_secret_from_env", "settings_from_env"]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class ExampleSettings:
-    """The model every example agent asks for, and the ``RunConfig`` its runs use.
+    """The model every example agent asks for, the ``RunConfig`` its runs use, and the secret
+    that signs backend approvals.
 
     ``run_config`` is ``None`` for live OpenAI runs; offline it routes every model call of a
     run (handoff targets and agents used as tools included) to the demo model.
@@ -25,6 +31,8 @@ class ExampleSettings:
 
     model: str = DEFAULT_MODEL
     run_config: RunConfig | None = None
+    approval_secret: tuple[str, ...] | None = None
+    """Secrets for signed approvals (the first signs); None leaves approvals unsigned."""
 
     @property
     def offline(self) -> bool:
@@ -32,15 +40,38 @@ class ExampleSettings:
         return self.run_config is not None
 
     @classmethod
-    def offline_demo(cls, model: str = DEFAULT_MODEL) -> ExampleSettings:
+    def offline_demo(
+        cls, model: str = DEFAULT_MODEL, *, approval_secret: tuple[str, ...] | None = None
+    ) -> ExampleSettings:
         """Settings that run everything on the offline demo model."""
-        return cls(model=model, run_config=offline_run_config())
+        return cls(model=model, run_config=offline_run_config(), approval_secret=approval_secret)
+
+
+def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The approval secrets from ``AG_UI_APPROVAL_SECRET`` (comma-separated, first signs).
+
+    Without them, one is generated for this process: fine for one process, but every process of
+    a multi-process deployment must share the secret, so the log says to set it.
+    """
+    env = os.environ if environ is None else environ
+    listed = tuple(s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",") if s.strip())
+    if listed:
+        return listed
+    logger.warning(
+        "%s is not set: approvals are signed with a secret generated at start, valid in this "
+        "process only. Multi-process deployments must set %s to one shared secret.",
+        APPROVAL_SECRET_ENV,
+        APPROVAL_SECRET_ENV,
+    )
+    return (secrets.token_urlsafe(32),)
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettings:
-    """Read ``OPENAI_DEFAULT_MODEL`` and ``OPENAI_API_KEY``; no key means the offline demo."""
+    """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo) and
+    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start)."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+    secret = approval_secret_from_env(env)
     if env.get("OPENAI_API_KEY"):
-        return ExampleSettings(model=model)
-    return ExampleSettings.offline_demo(model)
+        return ExampleSettings(model=model, approval_secret=secret)
+    return ExampleSettings.offline_demo(model, approval_secret=secret)
