@@ -24,6 +24,7 @@ from ag_ui.core import (
     ToolCall,
     UserMessage,
 )
+from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
 from agents_examples import ExampleSettings
@@ -165,23 +166,46 @@ def signed_url() -> Iterator[str]:
         yield url
 
 
+TURNS: list[dict[str, Any]] = [
+    {"user": "Please refund 30 dollars on order A-17"},
+    {"resume": {"payload": {"approved": True}}},
+    {"user": "Refund 5 dollars on order B-2"},
+    {"resume": {"payload": {"approved": False}}},
+    {"user": "Refund 7 dollars on order C-3"},
+    {"resume": {"status": "cancelled"}},
+]
+
+
 @pytest.mark.parametrize("client_version", ["v1", "v0"])
 def test_real_clients_round_trip_the_signature(signed_url: str, client_version: str) -> None:
-    scenario: dict[str, Any] = {
+    scenario = {
         "url": f"{signed_url}{PATH}",
         "threadId": f"signed-{client_version}",
-        "turns": [
-            {"user": "Please refund 30 dollars on order A-17"},
-            {"resume": {"payload": {"approved": True}}},
-            {"user": "Refund 5 dollars on order B-2"},
-            {"resume": {"payload": {"approved": False}}},
-            {"user": "Refund 7 dollars on order C-3"},
-            {"resume": {"status": "cancelled"}},
-        ],
+        "turns": TURNS,
     }
     result = run_client(client_version, scenario)  # type: ignore[arg-type]
     assert result["ok"], turn_errors(result)
-    turns = result["turns"]
+    _assert_signed_round_trip(result["turns"], client_version == "v1")
+
+
+def test_the_signature_survives_copilotkit_runtime(signed_url: str) -> None:
+    """Behind CopilotKit's runtime 1.75 (0.0.59 on both sides, protocolVersion stripped)."""
+    ensure_copilotkit()
+    with serve_copilot_runtime(signed_url, ["human_in_the_loop_approval"]) as runtime:
+        scenario = {
+            "url": runtime.run_url("human_in_the_loop_approval"),
+            "threadId": "signed-copilotkit",
+            "turns": TURNS,
+        }
+        result = run_client("v0", scenario)
+        errors = runtime.errors()
+    assert result["ok"], turn_errors(result)
+    assert errors == []
+    # The refund ran, so the signed id reached the server intact through the runtime.
+    _assert_signed_round_trip(result["turns"], False)
+
+
+def _assert_signed_round_trip(turns: list[dict[str, Any]], sends_protocol: bool) -> None:
     assert [t["outcome"]["type"] for t in turns] == ["interrupt", "success"] * 3
     for paused, resumed in zip(turns[0::2], turns[1::2], strict=True):
         [interrupt] = paused["interrupts"]
@@ -189,7 +213,7 @@ def test_real_clients_round_trip_the_signature(signed_url: str, client_version: 
         assert interrupt["id"].startswith(f"{interrupt['toolCallId']}.")
         [entry] = resumed["request"]["resume"]
         assert entry["interruptId"] == interrupt["id"]  # Sent back exactly as issued.
-        assert ("protocolVersion" in resumed["request"]) == (client_version == "v1")
+        assert ("protocolVersion" in resumed["request"]) == sends_protocol
     refund = [e for e in turns[1]["events"] if e["type"] == "TOOL_CALL_RESULT"]
     assert [e["content"] for e in refund] == ["Refunded 30.00 USD on order A-17."]
     for later in turns[3], turns[5]:
