@@ -22,7 +22,7 @@ from ag_ui.core import (
 from agents import set_tracing_disabled
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent
+from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, resume_tool_calls
 from ag_ui_openai_agents.approval import (
     APPROVAL_REFUSED_CODE,
     APPROVAL_SECRET_ENV,
@@ -31,6 +31,8 @@ from ag_ui_openai_agents.approval import (
     ApprovalRefusedError,
     ApprovalSigner,
 )
+from ag_ui_openai_agents.approval_history import answers_call
+from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from support.signed_approvals import (
     SECRET,
     Instance,
@@ -392,8 +394,6 @@ def test_translator_and_wrapper_must_agree_on_the_secret() -> None:
 
 async def test_to_agui_raises_the_refusal_when_it_emits_no_run_error() -> None:
     b = make_instance(name="B", via="translator")
-    from ag_ui_openai_agents import resume_tool_calls
-
     request = make_request(forged_call(), resume=[approve("call_forged")])
     resumed = await resume_tool_calls(b.agent, request, approval_secret=SECRET)
     assert [r.call_id for r in resumed.refusals] == ["call_forged"]
@@ -426,7 +426,39 @@ async def test_undecided_call_is_asked_again_unsigned_and_the_first_id_still_set
 def test_entries_for_other_ids_leave_the_call_open() -> None:
     """A resume entry only answers a call it names: with its plain or signed id."""
     entry = ResumeEntry(interrupt_id="call_refund_10.agui1.a.1.b", status="resolved")
-    from ag_ui_openai_agents.approval_history import answers_call
-
     assert not answers_call(entry, "call_refund_1")
     assert answers_call(entry, "call_refund_10")
+
+
+async def test_two_calls_paused_together_are_signed_and_decided_separately(via: str) -> None:
+    """One model turn calls the gated tool twice; B approves one and rejects the other."""
+    a, b = make_instance(name="A", via=via), make_instance(name="B", via=via)
+    both = Turn(
+        [
+            Call("issue_refund", {"order_id": "A-1", "amount": 1}, call_id="call_a"),
+            Call("issue_refund", {"order_id": "B-2", "amount": 2}, call_id="call_b"),
+        ]
+    )
+    for instance, turns in ((a, [both]), (b, [Turn([Text("Done.")])])):
+        model = ScriptedResponsesModel(turns)
+        instance.config.model_provider = ScriptedProvider(model)
+    first = await paused(a, "1.0")
+    interrupts = {i.tool_call_id: i for i in first.interrupts}
+    assert set(interrupts) == {"call_a", "call_b"}
+    assert interrupts["call_a"].id.split(".")[-1] != interrupts["call_b"].id.split(".")[-1]
+    swapped = first.next(
+        "run-2",
+        resume=[
+            approve(f"call_a.{interrupts['call_b'].id.partition('.')[2]}"),
+            reject(interrupts["call_b"].id),
+        ],
+    )
+    refused = await b.run(swapped)
+    assert_refused(refused, reason="does not match this call", call_id="call_a")
+    second = await b.run(
+        first.next(
+            "run-3", resume=[approve(interrupts["call_a"].id), reject(interrupts["call_b"].id)]
+        )
+    )
+    assert b.ledger == [("call_a", {"order_id": "A-1", "amount": 1.0})]
+    assert second.results["call_b"] == DEFAULT_APPROVAL_REJECTION_MESSAGE
