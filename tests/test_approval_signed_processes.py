@@ -1,8 +1,8 @@
 """Signed approvals across two server processes that share nothing but the environment's secret.
 
-Each process (``support.approval_app``) builds its own agent, model and tool; the wrapper reads
-``AG_UI_APPROVAL_SECRET`` itself. A pause on A is approved on B and runs there once; a call the
-client wrote itself is refused on B, which logs a warning naming the call.
+Each process (``support.signed_approval_app``) builds its own agent, model and tool; the
+wrapper reads ``AG_UI_APPROVAL_SECRET`` itself. A pause on A is approved on B and runs there
+once; a call the client wrote itself is refused on B, which logs a warning naming the call.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def two_servers(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
     extra = {"PYTHONUNBUFFERED": "1", APPROVAL_SECRET_ENV: SECRET}
     envs = {name: server_env(PROCESS_ENV, name, extra) for name in "AB"}
     with server_processes(
-        "support.approval_app:app", ("A", "B"), envs, tmp_path, start_seconds=START_SECONDS
+        "support.signed_approval_app:app", ("A", "B"), envs, tmp_path, start_seconds=START_SECONDS
     ) as (a, b):
         yield a, b
 
