@@ -2,11 +2,13 @@
 
 ``AGUITranslator.to_openai`` turns an AG-UI ``RunAgentInput`` into SDK input;
 ``AGUITranslator.to_agui`` turns the SDK's stream into ordered AG-UI 1.0 events.
-``OpenAIAgentsAgent`` and ``add_openai_agents_fastapi_endpoint`` package the standard flow.
+``OpenAIAgentsAgent`` and ``add_openai_agents_fastapi_endpoint`` package the standard flow;
+``FastEventEncoder`` writes the same SSE lines as ``ag_ui``'s ``EventEncoder``, faster.
 """
 
 from .agent import OpenAIAgentsAgent
 from .approval import ResumedToolCalls, UnresumableApprovalError, resume_tool_calls
+from .encoder import FastEventEncoder
 from .endpoint import add_openai_agents_fastapi_endpoint
 from .engine import OpenAIToAGUITranslator
 from .inbound import AGUIToOpenAITranslator, TranslatedInput
@@ -20,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AGUIToOpenAITranslator",
     "AGUITranslator",
+    "FastEventEncoder",
     "OpenAIAgentsAgent",
     "OpenAIToAGUITranslator",
     "ResumedToolCalls",
