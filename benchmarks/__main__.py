@@ -55,6 +55,8 @@ class Settings:
     real_run_deltas: int = 10_000
     real_run_repetitions: int = 9
     server: bool = True
+    translator: bool = True
+    """The replay, real-run, linearity and memory benchmarks (all but the server)."""
     server_app: str = "auto"
     servers: tuple[ServerConfig, ...] = (ServerConfig(1), ServerConfig(2, True))
     clients: tuple[int, ...] = (1, 50, 200)
@@ -217,8 +219,9 @@ async def run_benchmarks(settings: Settings, command: str = "") -> dict[str, Any
             "sample_seconds": settings.sample_seconds,
         },
     }
-    await _throughput(settings, data)
-    await _real_run(settings, data)
+    if settings.translator:
+        await _throughput(settings, data)
+        await _real_run(settings, data)
     if settings.server:
         await _server(settings, data)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
@@ -235,6 +238,7 @@ def _arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
     parser.add_argument("--repetitions", type=int, help="timed repetitions per workload (≥ 5)")
     parser.add_argument("--skip-server", action="store_true", help="translator benchmarks only")
+    parser.add_argument("--server-only", action="store_true", help="the server benchmark only")
     parser.add_argument(
         "--server-app",
         choices=("auto", "example", "scripted"),
@@ -259,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.server_repetitions:
         settings.server_repetitions = args.server_repetitions
     settings.server = not args.skip_server
+    settings.translator = not args.server_only
     settings.server_app = args.server_app
     if args.out:
         settings.out_dir = args.out
