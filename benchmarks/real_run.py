@@ -6,9 +6,10 @@ it (with a model that answers instantly, the most the adapter can weigh):
 
 - *bare*: the run's ``stream_events()`` consumed, nothing done with the events;
 - *adapted*: the run's ``RunResultStreaming`` given to ``AGUITranslator().to_agui`` and every
-  AG-UI event encoded with ``EventEncoder``, as the endpoint does.
+  AG-UI event encoded with ``EventEncoder``;
+- *fast*: the same with ``FastEventEncoder``, as the endpoint does.
 
-The two alternate, in rotating order, repetition by repetition.
+The three alternate, in rotating order, repetition by repetition.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
 
-from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 
 from ._support import scripted
 from .workloads import Workload
@@ -39,7 +40,9 @@ class RealRunResult:
     bare: list[float]
     """Wall-clock seconds: the run, its SDK events consumed and dropped."""
     adapted: list[float]
-    """Wall-clock seconds: the run translated by ``to_agui`` and encoded."""
+    """Wall-clock seconds: the run translated by ``to_agui`` and encoded by ``EventEncoder``."""
+    fast: list[float]
+    """Wall-clock seconds: the same, encoded by ``FastEventEncoder``."""
 
     def per_event(self, seconds: list[float]) -> list[float]:
         """Microseconds per SDK event."""
@@ -51,6 +54,13 @@ class RealRunResult:
         pairs = zip(self.bare, self.adapted, strict=True)
         return [(adapted - bare) / adapted for bare, adapted in pairs]
 
+    @property
+    def fast_overhead(self) -> list[float]:
+        """Per repetition: (fast - bare) / bare, what the adapter with ``FastEventEncoder``
+        adds to the bare run."""
+        pairs = zip(self.bare, self.fast, strict=True)
+        return [(fast - bare) / bare for bare, fast in pairs]
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         bare, adapted = self.per_event(self.bare), self.per_event(self.adapted)
@@ -60,6 +70,9 @@ class RealRunResult:
             "bare_us_per_event": bare,
             "adapted_us_per_event": adapted,
             "added_share": self.added_share,
+            "fast_us_per_event": self.per_event(self.fast),
+            "fast_overhead": self.fast_overhead,
+            "fast_median_us": statistics.median(self.per_event(self.fast)),
             "bare_median_us": statistics.median(bare),
             "adapted_median_us": statistics.median(adapted),
         }
@@ -98,19 +111,21 @@ async def _adapted(workload: Workload, request: RunAgentInput, encoder: EventEnc
 async def measure_real_run(
     workload: Workload, request: RunAgentInput, *, repetitions: int = 9, warmups: int = 1
 ) -> RealRunResult:
-    """Time ``repetitions`` bare and adapted runs of ``workload``, alternating."""
-    encoder = EventEncoder()
+    """Time ``repetitions`` bare, adapted and fast runs of ``workload``, in rotating order."""
+    standard, fast = EventEncoder(), FastEventEncoder()
     for _ in range(warmups):
         await _bare(workload)
-        await _adapted(workload, request, encoder)
-    bare: list[float] = []
-    adapted: list[float] = []
+        await _adapted(workload, request, standard)
+        await _adapted(workload, request, fast)
+    times: dict[str, list[float]] = {"bare": [], "adapted": [], "fast": []}
+    order = list(times)
     events = 0
     for repetition in range(repetitions):
-        if repetition % 2:
-            adapted.append(await _adapted(workload, request, encoder))
-        seconds, events = await _bare(workload)
-        bare.append(seconds)
-        if not repetition % 2:
-            adapted.append(await _adapted(workload, request, encoder))
-    return RealRunResult(workload.name, events, bare, adapted)
+        turn = repetition % len(order)
+        for side in order[turn:] + order[:turn]:
+            if side == "bare":
+                seconds, events = await _bare(workload)
+            else:
+                seconds = await _adapted(workload, request, fast if side == "fast" else standard)
+            times[side].append(seconds)
+    return RealRunResult(workload.name, events, times["bare"], times["adapted"], times["fast"])

@@ -6,6 +6,10 @@ model, in the examples' own environment); when that environment is missing, an e
 app (:mod:`benchmarks.app`: ``OpenAIAgentsAgent`` + ``add_openai_agents_fastapi_endpoint`` on
 the scripted model) stands in, and the results say so.
 
+Each configuration runs two servers side by side, the app as it is (``FastEventEncoder``, the
+endpoint's encoder) and the same app switched to ``ag_ui``'s ``EventEncoder``
+(``benchmarks/encoders/standard_encoder_app.py``); their repetitions alternate.
+
 For each concurrency level, that many httpx clients post AG-UI runs in a loop until a
 request budget or a time limit is spent. Bodies are kept and checked after the timed window
 (``parse_sse`` + ``check_stream`` on every one), so checking costs the server nothing.
@@ -41,6 +45,9 @@ __all__ = [
 ]
 
 EXAMPLES = ROOT / "examples"
+ENCODERS = ("fast", "standard")
+"""``FastEventEncoder`` (the endpoint's own) and ``EventEncoder``."""
+_SWITCH_DIR = Path(__file__).resolve().parent / "encoders"
 
 
 @dataclass(frozen=True)
@@ -91,14 +98,21 @@ def choose_target(preferred: str = "auto") -> ServerTarget:
     return scripted
 
 
-def _server_env() -> dict[str, str]:
+def _server_env(target: ServerTarget | None = None, encoder: str = "fast") -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in ("OPENAI_API_KEY", "VIRTUAL_ENV", "PYTHONPATH")
     }
     env["OPENAI_AGENTS_DISABLE_TRACING"] = "true"
+    if target is not None and encoder == "standard":
+        env["PYTHONPATH"] = str(_SWITCH_DIR)
+        env["AG_UI_BENCHMARK_APP"] = target.app
     return env
+
+
+def _app(target: ServerTarget, encoder: str) -> str:
+    return "standard_encoder_app:create_app" if encoder == "standard" else target.app
 
 
 def _free_port() -> int:
@@ -126,34 +140,38 @@ class ServerConfig:
         return f"{self.workers}, TCP_NODELAY" if self.nodelay else str(self.workers)
 
 
-def _command(target: ServerTarget, config: ServerConfig, port: int) -> list[str]:
+def _command(target: ServerTarget, config: ServerConfig, port: int, encoder: str) -> list[str]:
+    app = _app(target, encoder)
     if config.nodelay:
         launcher = str(Path(__file__).resolve().with_name("serve.py"))
         return [
-            target.python, launcher, target.app, "--port", str(port),
+            target.python, launcher, app, "--port", str(port),
             "--workers", str(config.workers),
         ]  # fmt: skip
     return [
-        target.python, "-m", "uvicorn", target.app, "--factory",
+        target.python, "-m", "uvicorn", app, "--factory",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(config.workers),
         "--log-level", "warning", "--no-access-log", "--timeout-keep-alive", "120",
     ]  # fmt: skip
 
 
 @contextlib.contextmanager
-def running_server(target: ServerTarget, config: ServerConfig) -> Iterator[str]:
-    """Start the server as ``config`` says; yield its base URL; stop it on exit.
+def running_server(
+    target: ServerTarget, config: ServerConfig, encoder: str = "fast"
+) -> Iterator[str]:
+    """Start the server as ``config`` says, with ``encoder`` (one of :data:`ENCODERS`);
+    yield its base URL; stop it on exit.
 
     Idle keep-alive connections are kept for 120 s, so that a pooled client connection
     is never closed under a client that is about to reuse it.
     """
     port = _free_port()
     workers = config.workers
-    command = _command(target, config, port)
+    command = _command(target, config, port, encoder)
     process = subprocess.Popen(
         command,
         cwd=target.cwd,
-        env=_server_env(),
+        env=_server_env(target, encoder),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -246,7 +264,7 @@ async def _run_level(
     level = _Level()
     url = f"{base}{target.path}"
     issued = 0
-    deadline = time.perf_counter() + time_limit
+    deadline = 0.0
 
     async def client_loop(client: httpx.AsyncClient) -> None:
         nonlocal issued
@@ -263,7 +281,10 @@ async def _run_level(
             await stack.enter_async_context(httpx.AsyncClient(limits=limits, timeout=timeout))
             for _ in range(clients)
         ]
+        # The time limit counts from the first request: on a loaded machine, opening hundreds
+        # of clients can take longer than the limit itself.
         start = time.perf_counter()
+        deadline = start + time_limit
         await asyncio.gather(*(client_loop(client) for client in pool))
         level.elapsed = time.perf_counter() - start
     return level
@@ -298,6 +319,8 @@ class LevelResult:
 
     workers: str
     """The :class:`ServerConfig` label: ``1``, ``2`` or ``2, TCP_NODELAY``."""
+    encoder: str
+    """``fast`` (``FastEventEncoder``) or ``standard`` (``EventEncoder``)."""
     clients: int
     runs: list[int]
     runs_per_second: list[float]
@@ -310,6 +333,7 @@ class LevelResult:
         """JSON-ready form."""
         return {
             "workers": self.workers,
+            "encoder": self.encoder,
             "clients": self.clients,
             "runs": self.runs,
             "runs_per_second": self.runs_per_second,
@@ -324,7 +348,8 @@ class LevelResult:
 async def measure_server(
     target: ServerTarget,
     *,
-    configs: Sequence[ServerConfig] = (ServerConfig(1), ServerConfig(2), ServerConfig(2, True)),
+    configs: Sequence[ServerConfig] = (ServerConfig(1), ServerConfig(2, True)),
+    encoders: Sequence[str] = ENCODERS,
     clients: Sequence[int] = (1, 50, 200),
     repetitions: int = 5,
     requests_per_client: int = 4,
@@ -332,44 +357,64 @@ async def measure_server(
     time_limit: float = 30.0,
     warmup_requests: int = 8,
 ) -> list[LevelResult]:
-    """Every (workers, clients) combination, ``repetitions`` times each, after a warmup."""
+    """Every (workers, clients) combination, ``repetitions`` times each after a warmup, on
+    one server per encoder, started together; the encoders' repetitions alternate."""
     results: list[LevelResult] = []
     for config in configs:
-        with running_server(target, config) as base:
+        with contextlib.ExitStack() as stack:
+            bases = {
+                encoder: stack.enter_context(running_server(target, config, encoder))
+                for encoder in encoders
+            }
             if warmup_requests:
-                await _run_level(base, target, 4, warmup_requests, time_limit)
+                for base in bases.values():
+                    await _run_level(base, target, 4, warmup_requests, time_limit)
             for client_count in clients:
                 budget = max(min_requests, requests_per_client * client_count)
-                results.append(
-                    await _measure_level(
-                        base, target, config, client_count, budget, repetitions, time_limit
-                    )
+                results += await _measure_level(
+                    bases, target, config, client_count, budget, repetitions, time_limit
                 )
     return results
 
 
+@dataclass
+class _Figures:
+    runs: list[int] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)
+    p50: list[float] = field(default_factory=list)
+    p99: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    valid: int = 0
+
+    def add(self, level: _Level) -> None:
+        self.valid += _check(level)
+        ttfes = [sample.ttfe * 1e3 for sample in level.samples]
+        self.runs.append(len(level.samples))
+        self.rates.append(len(level.samples) / level.elapsed if level.elapsed else 0.0)
+        self.p50.append(statistics.median(ttfes) if ttfes else float("nan"))
+        self.p99.append(_percentile(ttfes, 0.99))
+        self.errors.extend(level.errors)
+
+
 async def _measure_level(
-    base: str,
+    bases: dict[str, str],
     target: ServerTarget,
     config: ServerConfig,
     clients: int,
     budget: int,
     repetitions: int,
     time_limit: float,
-) -> LevelResult:
-    runs: list[int] = []
-    rates: list[float] = []
-    p50: list[float] = []
-    p99: list[float] = []
-    errors: list[str] = []
-    valid = 0
-    for _ in range(repetitions):
-        level = await _run_level(base, target, clients, budget, time_limit)
-        valid += _check(level)
-        ttfes = [sample.ttfe * 1e3 for sample in level.samples]
-        runs.append(len(level.samples))
-        rates.append(len(level.samples) / level.elapsed if level.elapsed else 0.0)
-        p50.append(statistics.median(ttfes) if ttfes else float("nan"))
-        p99.append(_percentile(ttfes, 0.99))
-        errors.extend(level.errors)
-    return LevelResult(config.label, clients, runs, rates, p50, p99, errors, valid)
+) -> list[LevelResult]:
+    figures = {encoder: _Figures() for encoder in bases}
+    order = list(bases)
+    for repetition in range(repetitions):
+        turn = repetition % len(order)
+        for encoder in order[turn:] + order[:turn]:
+            level = await _run_level(bases[encoder], target, clients, budget, time_limit)
+            figures[encoder].add(level)
+    return [
+        LevelResult(
+            config.label, encoder, clients, f.runs, f.rates, f.p50, f.p99, f.errors, f.valid
+        )
+        for encoder, f in figures.items()
+    ]

@@ -2,6 +2,8 @@
 
 *Total*: replay the recorded SDK events as a bare async iterator through
 ``AGUITranslator().to_agui(...)`` and encode every AG-UI event with ``EventEncoder``.
+*Fast total*: the same with ``FastEventEncoder`` (whose output is checked to be identical
+before anything is timed).
 
 *Floor*: the work any adapter must do anyway, measured in the same process on the same data:
 iterate the same SDK events through the same kind of async iterator, and encode the AG-UI
@@ -13,9 +15,9 @@ it, each freshly built with the translator's cheapest constructor (``model_build
 every event is encoded as it comes. It shows how much of the total is the price of producing
 event objects one by one through a generator, which any streaming adapter pays.
 
-Total, floor and bound are timed replay by replay in rotating order, after warmups, with the
-recorded data moved out of the garbage collector's way (``gc.freeze``) so that collections
-scanning it are not charged to whichever side happens to trigger them.
+Floor, total, fast total and bound are timed replay by replay in rotating order, after
+warmups, with the recorded data moved out of the garbage collector's way (``gc.freeze``) so
+that collections scanning it are not charged to whichever side happens to trigger them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from agents.stream_events import StreamEvent
 
-from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.builders import model_builder
 from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
 
@@ -46,6 +48,7 @@ __all__ = [
     "Spread",
     "ThroughputResult",
     "Timing",
+    "assert_identical_encoding",
     "bound_events",
     "collect_agui",
     "measure_linearity",
@@ -107,6 +110,8 @@ class ThroughputResult:
     bounds: list[Timing] = field(default_factory=list)
     loops: int = 1
     """How many times each timed sample replayed the stream."""
+    fasts: list[Timing] = field(default_factory=list)
+    """Translator + ``FastEventEncoder``."""
 
     @property
     def total_s(self) -> Spread:
@@ -129,6 +134,12 @@ class ThroughputResult:
         """Per repetition: bound wall time / floor wall time of the same repetition."""
         pairs = zip(self.bounds, self.floors, strict=True)
         return Spread.of([bound.wall / floor.wall for bound, floor in pairs])
+
+    @property
+    def fast_ratio(self) -> Spread:
+        """Per repetition: fast total wall time / floor wall time of the same repetition."""
+        pairs = zip(self.fasts, self.floors, strict=True)
+        return Spread.of([fast.wall / floor.wall for fast, floor in pairs])
 
     @property
     def cpu_ratio(self) -> Spread:
@@ -157,6 +168,9 @@ class ThroughputResult:
         total = statistics.median(t.cpu for t in self.totals)
         return total / statistics.median(t.cpu for t in self.floors)
 
+    def _per_event(self, timings: list[Timing]) -> Spread:
+        return Spread.of([t.wall for t in timings]).scaled(1e6 / (self.sdk_events * self.loops))
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
@@ -172,9 +186,15 @@ class ThroughputResult:
             "cpu_ratio_per_repetition": self.cpu_ratio.as_dict(),
             **(
                 {
-                    "bound_us_per_event": Spread.of([t.wall for t in self.bounds])
-                    .scaled(1e6 / (self.sdk_events * self.loops))
-                    .as_dict(),
+                    "fast_us_per_event": self._per_event(self.fasts).as_dict(),
+                    "fast_ratio_per_repetition": self.fast_ratio.as_dict(),
+                }
+                if self.fasts
+                else {}
+            ),
+            **(
+                {
+                    "bound_us_per_event": self._per_event(self.bounds).as_dict(),
                     "bound_ratio_per_repetition": self.bound_ratio.as_dict(),
                 }
                 if self.bounds
@@ -298,12 +318,14 @@ async def measure_throughput(
     scheduling hiccup can double. The runs of the three sides are interleaved one by one,
     in rotating order, so that a slow spell of the machine falls on all three alike.
     """
-    encoder = EventEncoder()
+    encoder, fast = EventEncoder(), FastEventEncoder()
     produced = await collect_agui(events, run_input)
+    assert_identical_encoding(produced)
     plan = plan_bound(events, run_input, produced)
     sides: dict[str, Callable[[], Awaitable[Timing]]] = {
         "floor": lambda: time_floor(events, produced, encoder),
         "total": lambda: time_total(events, run_input, encoder),
+        "fast": lambda: time_total(events, run_input, fast),
         "bound": lambda: time_bound(events, plan, encoder),
     }
     order = list(sides)
@@ -321,7 +343,7 @@ async def measure_throughput(
             wall = dict.fromkeys(order, 0.0)
             cpu = dict.fromkeys(order, 0.0)
             for _ in range(loops):
-                for side in order[turn % 3 :] + order[: turn % 3]:
+                for side in order[turn % len(order) :] + order[: turn % len(order)]:
                     timing = await sides[side]()
                     wall[side] += timing.wall
                     cpu[side] += timing.cpu
@@ -338,7 +360,16 @@ async def measure_throughput(
         samples["floor"],
         samples["bound"],
         loops,
+        samples["fast"],
     )
+
+
+def assert_identical_encoding(produced: Sequence[BaseEvent]) -> None:
+    """Raise unless ``FastEventEncoder`` writes every event exactly as ``EventEncoder`` does."""
+    standard, fast = EventEncoder(), FastEventEncoder()
+    for index, event in enumerate(produced):
+        if fast.encode(event) != standard.encode(event):
+            raise AssertionError(f"event {index} ({event.type}) is encoded differently")
 
 
 async def time_translation(events: Sequence[StreamEvent], run_input: RunAgentInput) -> Timing:
@@ -361,6 +392,8 @@ class LinearityResult:
     """Per repetition: large / small, translation + encoding (wall clock)."""
     translation_ratios: list[float]
     """Per repetition: large / small, translation alone (wall clock)."""
+    fast_ratios: list[float] = field(default_factory=list)
+    """Per repetition: large / small, translation + ``FastEventEncoder`` (wall clock)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -371,6 +404,8 @@ class LinearityResult:
             "samples": self.total_ratios,
             "translation_ratio": statistics.median(self.translation_ratios),
             "translation_samples": self.translation_ratios,
+            "fast_ratio": statistics.median(self.fast_ratios) if self.fast_ratios else None,
+            "fast_samples": self.fast_ratios,
         }
 
 
@@ -383,7 +418,7 @@ async def measure_linearity(
     warmups: int = 1,
 ) -> LinearityResult:
     """Time the two streams back to back in each repetition, so both see the same machine."""
-    encoder = EventEncoder()
+    encoder, fast = EventEncoder(), FastEventEncoder()
     gc.collect()
     gc.freeze()
     try:
@@ -391,17 +426,21 @@ async def measure_linearity(
             await time_total(small, run_input, encoder)
             await time_total(large, run_input, encoder)
         totals: list[float] = []
+        fasts: list[float] = []
         translations: list[float] = []
         for _ in range(repetitions):
             little = await time_total(small, run_input, encoder)
             big = await time_total(large, run_input, encoder)
             totals.append(big.wall / little.wall)
+            little = await time_total(small, run_input, fast)
+            big = await time_total(large, run_input, fast)
+            fasts.append(big.wall / little.wall)
             little = await time_translation(small, run_input)
             big = await time_translation(large, run_input)
             translations.append(big.wall / little.wall)
     finally:
         gc.unfreeze()
-    return LinearityResult(len(small), len(large), totals, translations)
+    return LinearityResult(len(small), len(large), totals, translations, fasts)
 
 
 @dataclass(frozen=True)
@@ -412,7 +451,9 @@ class MemoryResult:
     translate_peak: int
     """Translation alone (events dropped as they come)."""
     encode_peak: int
-    """Translation and SSE encoding, as a server does."""
+    """Translation and SSE encoding with ``EventEncoder``."""
+    fast_encode_peak: int = 0
+    """Translation and SSE encoding with ``FastEventEncoder``, as the endpoint does."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -422,6 +463,8 @@ class MemoryResult:
             "translate_ratio": self.translate_peak / self.text_bytes,
             "encode_peak_bytes": self.encode_peak,
             "encode_ratio": self.encode_peak / self.text_bytes,
+            "fast_encode_peak_bytes": self.fast_encode_peak,
+            "fast_encode_ratio": self.fast_encode_peak / self.text_bytes,
         }
 
 
@@ -451,4 +494,5 @@ async def measure_memory(
         text_bytes=text_bytes,
         translate_peak=await _peak(events, run_input, None),
         encode_peak=await _peak(events, run_input, EventEncoder()),
+        fast_encode_peak=await _peak(events, run_input, FastEventEncoder()),
     )

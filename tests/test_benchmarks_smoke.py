@@ -57,6 +57,8 @@ def test_throughput_covers_every_workload_with_finite_ratios(
             "ratio_per_repetition",
             "bound_us_per_event",
             "bound_ratio_per_repetition",
+            "fast_us_per_event",
+            "fast_ratio_per_repetition",
         ):
             spread = entry[key]
             assert len(spread["samples"]) == Settings.quick().repetitions
@@ -92,11 +94,13 @@ def test_linearity_and_memory_are_reported(results: dict[str, Any]) -> None:
     assert linear["large"] > linear["small"]
     assert _finite(linear["ratio"])
     assert _finite(linear["translation_ratio"])
+    assert _finite(linear["fast_ratio"])
     assert len(linear["samples"]) == Settings.quick().repetitions
     memory = results["memory"]
     assert memory["text_bytes"] > 0
     assert memory["translate_peak_bytes"] > 0
     assert memory["encode_peak_bytes"] > 0
+    assert memory["fast_encode_peak_bytes"] > 0
     assert _finite(memory["translate_ratio"])
 
 
@@ -107,7 +111,13 @@ def test_real_runs_stream_what_was_recorded(results: dict[str, Any]) -> None:
     assert len(runs) == 3
     for run in runs:
         assert run["sdk_events"] == recorded[run["name"]]
-        for key in ("bare_us_per_event", "adapted_us_per_event", "added_share"):
+        for key in (
+            "bare_us_per_event",
+            "adapted_us_per_event",
+            "added_share",
+            "fast_us_per_event",
+            "fast_overhead",
+        ):
             assert len(run[key]) == Settings.quick().real_run_repetitions
             assert all(_finite(value) for value in run[key])
         assert all(value > 0 for value in run["bare_us_per_event"] + run["adapted_us_per_event"])
@@ -118,7 +128,12 @@ def test_server_levels_stream_only_valid_runs(results: dict[str, Any]) -> None:
     server = results["server"]
     assert "scripted model" in server["target"]
     levels = server["levels"]
-    assert [(level["workers"], level["clients"]) for level in levels] == [("1", 1), ("1", 4)]
+    assert [(level["workers"], level["encoder"], level["clients"]) for level in levels] == [
+        ("1", "fast", 1),
+        ("1", "standard", 1),
+        ("1", "fast", 4),
+        ("1", "standard", 4),
+    ]
     for level in levels:
         runs = sum(level["runs"])
         assert runs > 0

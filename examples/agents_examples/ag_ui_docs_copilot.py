@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from ag_ui.encoder import EventEncoder
 from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents import FastEventEncoder as EventEncoder
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse

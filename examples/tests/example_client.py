@@ -27,6 +27,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
     UserMessage,
 )
+from ag_ui.encoder import EventEncoder
+from ag_ui_openai_agents import FastEventEncoder
 from support.invariants import check_stream, parse_sse
 
 
@@ -159,7 +161,17 @@ async def post_run(
     events = parse_sse(response.text)
     if check:
         check_stream(events, run_input=run_input, pre_1_0=run_input.protocol_version is None)
+    assert_standard_encoding(response.text, events)
     return Run(run_input, events)
+
+
+def assert_standard_encoding(body: str, events: Sequence[BaseEvent]) -> None:
+    """Every event on the wire is byte for byte what ``EventEncoder`` writes for it, and what
+    ``FastEventEncoder`` writes (the routes use the latter)."""
+    lines = [block + "\n\n" for block in body.split("\n\n") if block.startswith("data: ")]
+    standard, fast = EventEncoder(), FastEventEncoder()
+    assert lines == [standard.encode(event) for event in events]
+    assert lines == [fast.encode(event) for event in events]
 
 
 # Client-side tools the frontend examples declare, shaped like the AG-UI Dojo's.

@@ -21,6 +21,7 @@ from fastapi.params import Depends
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from .agent import OpenAIAgentsAgent
+from .encoder import FastEventEncoder
 from .keepalive import Pause, paced
 from .limits import DEFAULT_MAX_REQUEST_BYTES, run_route_class
 from .logs import RunIds, context_with_run_ids, install_run_ids_filter, run_logger
@@ -56,7 +57,7 @@ _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 
 def make_encoder(accept: str) -> EventEncoder:
     """The encoder for a request's ``Accept`` header: the one place encoders are made."""
-    return EventEncoder(accept=accept)
+    return FastEventEncoder(accept=accept)
 
 
 def _operation_prefix(router: APIRouter, path: str) -> str:

@@ -74,12 +74,15 @@ class ReasoningTranslation:
 
         A part whose text came without deltas sends that text first.
         """
-        out = self.translate_reasoning_text_done(event)
-        window = self.book.at(event.output_index)
-        if isinstance(window, ReasoningWindow):
-            part = window.open_part
-            if part is not None:
-                out += self._close_part(part)
+        window = self.book.by_index.get(event.output_index)
+        if not isinstance(window, ReasoningWindow):
+            return []
+        part = window.open_part
+        if part is None:
+            return []
+        out = self._part_text(part, event) if not part.chunks else []
+        part.closed = True
+        out.append(_message_end_event(part.message_id))
         return out
 
     def translate_reasoning_text_done(self, event: Any) -> list[BaseEvent]:
@@ -90,6 +93,11 @@ class ReasoningTranslation:
         part = window.open_part
         if part is None or part.chunks:
             return []
+        return self._part_text(part, event)
+
+    @staticmethod
+    def _part_text(part: ReasoningPart, event: Any) -> list[BaseEvent]:
+        """The text of a ``*.done`` event for a part that streamed no delta, if it has one."""
         text = getattr(event, "text", None) or getattr(getattr(event, "part", None), "text", None)
         if not text:
             return []
@@ -166,17 +174,17 @@ class ReasoningTranslation:
         out = self._close_part(part) if part is not None else []
         if not window.span_open:
             window.span_open = True
-            out.append(_start_event(message_id=window.phase_id))
+            out.append(_start_event(window.phase_id))
         count = len(window.parts)
         message_id = window.phase_id if count == 0 else f"{window.phase_id}-{count}"
         window.parts.append(ReasoningPart(message_id, kind=key[0], index=key[1]))
-        out.append(_message_start_event(message_id=message_id, role="reasoning"))
+        out.append(_message_start_event(message_id, "reasoning"))
         return out
 
     @staticmethod
     def _close_part(part: ReasoningPart) -> list[BaseEvent]:
         part.closed = True
-        return [_message_end_event(message_id=part.message_id)]
+        return [_message_end_event(part.message_id)]
 
     def _finish_reasoning(self, window: ReasoningWindow, item: Any) -> list[BaseEvent]:
         if window.closed:

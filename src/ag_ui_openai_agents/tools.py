@@ -154,25 +154,28 @@ class ToolTranslation:
 
     def translate_tool_call_output_item(self, item: ToolCallOutputItem) -> list[BaseEvent]:
         """``tool_output``: TOOL_CALL_RESULT, except for client tools (they stay pending)."""
-        call_id = real_id(_field(item.raw_item, "call_id")) or real_id(_field(item.raw_item, "id"))
+        # Each attribute read of a run item goes through the SDK's Python __getattribute__.
+        raw, output = item.raw_item, item.output
+        call_id = real_id(_field(raw, "call_id")) or real_id(_field(raw, "id"))
         if call_id is None:
             return []
-        if is_client_tool_output(item.output):
+        if is_client_tool_output(output):
             window = self.book.calls.get(call_id)
             if window is not None:
                 window.client_owned = True
             return []
-        raw_output = _field(item.raw_item, "output")
+        raw_output = _field(raw, "output")
         return self.emit_result(
-            call_id, output_text(raw_output if raw_output is not None else item.output)
+            call_id, output_text(raw_output if raw_output is not None else output)
         )
 
     def translate_handoff_output_item(self, item: HandoffOutputItem) -> list[BaseEvent]:
         """``handoff_occured``: the handoff call's result."""
-        call_id = real_id(_field(item.raw_item, "call_id"))
+        raw = item.raw_item
+        call_id = real_id(_field(raw, "call_id"))
         if call_id is None:
             return []
-        return self.emit_result(call_id, output_text(_field(item.raw_item, "output")))
+        return self.emit_result(call_id, output_text(_field(raw, "output")))
 
     # Helpers ------------------------------------------------------------------------------------
 
@@ -191,37 +194,35 @@ class ToolTranslation:
             out = self._end_call(window, None)
             window.answered = True
         out += self.result_due(call_id, content)
-        result = ToolResult(result_message_id(call_id, self.taken_message_ids), call_id, content)
-        self.book.add_result(result)
-        out.append(
-            _result_event(
-                message_id=result.message_id, tool_call_id=call_id, content=content, role="tool"
-            )
-        )
+        message_id = result_message_id(call_id, self.taken_message_ids)
+        self.book.add_result(ToolResult(message_id, call_id, content))
+        out.append(_result_event(message_id, call_id, content, "tool"))
         return out
 
     def _new_call(self, item: Any, output_index: int | None) -> ToolCallWindow:
-        kind = str(_field(item, "type") or "function_call")
+        if isinstance(item, dict):
+            values = (item.get("type"), item.get("id"), item.get("call_id"), item.get("name"))
+        else:
+            values = (
+                getattr(item, "type", None),
+                getattr(item, "id", None),
+                getattr(item, "call_id", None),
+                getattr(item, "name", None),
+            )
+        sdk_type, item_id, sdk_call_id, sdk_name = values
+        kind = str(sdk_type or "function_call")
         hosted = kind in HOSTED_CALL_TYPES
-        call_id = real_id(_field(item, "call_id")) or self.book.resolve_id(
-            _field(item, "id"), "call"
-        )
-        name = kind if hosted else str(_field(item, "name") or "tool")
+        call_id = real_id(sdk_call_id) or self.book.resolve_id(item_id, "call")
+        name = kind if hosted else str(sdk_name or "tool")
         window = ToolCallWindow(call_id, name, hosted=hosted)
         window.client_owned = not hosted and name in self.client_tool_names
-        self.book.add(window, "tool", output_index, _field(item, "id"))
+        self.book.add(window, "tool", output_index, item_id)
         return window
 
     def _start_call(self, window: ToolCallWindow, early: list[str]) -> list[BaseEvent]:
         window.started = True
-        window.parent_message_id = self.book.join_group(window)
-        out: list[BaseEvent] = [
-            _start_event(
-                tool_call_id=window.tool_call_id,
-                tool_call_name=window.name,
-                parent_message_id=window.parent_message_id,
-            )
-        ]
+        parent = window.parent_message_id = self.book.join_group(window)
+        out: list[BaseEvent] = [_start_event(window.tool_call_id, window.name, parent)]
         for delta in early:
             window.args.append(delta)
             out.append(_args_event(window.tool_call_id, delta))
@@ -237,7 +238,7 @@ class ToolTranslation:
         """End a call (sending its full arguments if none streamed), then a hosted result."""
         out: list[BaseEvent] = []
         if not window.ended:
-            if item is not None:
+            if item is not None and not window.args:  # streamed arguments are never resent
                 full = (
                     hosted_call_arguments(item)
                     if window.hosted
@@ -245,7 +246,7 @@ class ToolTranslation:
                 )
                 out += self._fill_args(window, str(full or ""))
             window.ended = True
-            out.append(_end_event(tool_call_id=window.tool_call_id))
+            out.append(_end_event(window.tool_call_id))
         if item is not None and window.hosted:
             if window.replay.item is None and window.replay.item_id is not None:
                 window.replay.item = provider_item(item)
