@@ -164,6 +164,7 @@ async def resume_tool_calls(
     tools are left as they are. Stateless: replaying a request runs its approved tools again.
     """
     open_calls = [c for c in _open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
+    _warn_unmatched_entries(run_input.resume, open_calls)
     if not open_calls:
         return ResumedToolCalls(run_input=run_input, open_interrupts=[], events=[], usage=None)
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
@@ -212,6 +213,19 @@ def _open_calls(messages: Sequence[Message]) -> list[_HistoryCall]:
                     del pending[position]
                     break
     return pending
+
+
+def _warn_unmatched_entries(
+    resume: Sequence[ResumeEntry] | None, open_calls: Sequence[_HistoryCall]
+) -> None:
+    """Log each resume entry whose ``interruptId`` names no open call (it is ignored)."""
+    open_ids = {call.call_id for call in open_calls}
+    for entry in resume or []:
+        if entry.interrupt_id not in open_ids:
+            logger.warning(
+                "Resume entry for interrupt %r ignored: no open interrupt has that id.",
+                entry.interrupt_id,
+            )
 
 
 def _entry_for(
