@@ -15,6 +15,7 @@ process it started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -62,10 +63,8 @@ def _stop_children() -> None:
             child.wait(timeout=STOP_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             if os.name == "posix":
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(child.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             else:
                 child.kill()
             child.wait()
