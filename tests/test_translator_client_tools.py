@@ -9,6 +9,7 @@ backend tool of the same turn finish.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -212,3 +213,25 @@ async def test_a_bare_iterator_cannot_be_stopped_by_the_translator() -> None:
     check_stream(events, run_input=run_input)
     assert model.call_count == 2
     assert only(events, RunFinishedEvent).outcome.type == "success"  # type: ignore[union-attr]
+
+
+@PROTOCOLS
+async def test_a_consumer_slow_after_run_started_still_stops_the_run(
+    protocol_version: str | None,
+) -> None:
+    """The run may not finish its first turn unobserved while the server sends RUN_STARTED."""
+    run_input = request(user("Plan it"), tools=CLIENT_TOOLS, protocol_version=protocol_version)
+    translator = AGUITranslator()
+    translated = translator.to_openai(run_input)
+    agent = recipe(base_agent())(translated)
+    result, model = run_streamed(
+        agent, translated.messages, turns=two_client_calls_and_a_backend_call()
+    )
+    stream = translator.to_agui(result, run_input)
+    events = [await stream.__anext__()]
+    for _ in range(500):  # let the run task go as far as it can before the next read
+        await asyncio.sleep(0)
+    events += [event async for event in stream]
+    check_stream(events, run_input=run_input, pre_1_0=protocol_version is None)
+    assert model.call_count == 1
+    assert_stopped_at_client_calls(events, protocol_version)

@@ -76,12 +76,26 @@ async def _custom_event(source: Any, option: str) -> CustomEvent | None:
     raise TypeError(f"{option} must give a CustomEvent or a mapping with 'name' and 'value'")
 
 
+async def _first_event(
+    stream: AsyncIterator[StreamEvent],
+) -> tuple[list[StreamEvent], Exception | None]:
+    """Take the stream's first event (none when it is empty), or the error it raised instead."""
+    try:
+        return [await stream.__anext__()], None
+    except StopAsyncIteration:
+        return [], None
+    except Exception as exc:
+        return [], exc
+
+
 class _ClientToolStop:
     """Ends an owned SDK run after the turn in which a client tool's proxy ran.
 
-    The SDK waits for the consumer to take a turn's events before it starts the next turn, and
-    the proxy's output is one of those events: asking for ``cancel(mode="after_turn")`` there
-    lets every tool of the turn finish and keeps the model from being called again.
+    The SDK waits for its registered consumer to take a turn's events before it starts the next
+    turn, and the proxy's output is one of those events: asking for ``cancel(mode="after_turn")``
+    there lets every tool of the turn finish and keeps the model from being called again.
+    ``to_agui`` registers as that consumer before the run can end its first turn, by taking the
+    first event before anything else.
     """
 
     __slots__ = ("requested", "result")
@@ -176,6 +190,12 @@ class AGUITranslator:
         engine.on_client_tool_call = stop
         finished = False
         try:
+            first: list[StreamEvent] = []
+            early_error: Exception | None = None
+            if result is not None and stream is not None:
+                # Become the run's consumer before its first turn can end, so the SDK waits for
+                # this loop at every turn's end and a client tool call can stop it there.
+                first, early_error = await _first_event(stream)
             yield RunStartedEvent(
                 thread_id=run_input.thread_id,
                 run_id=run_input.run_id,
@@ -193,7 +213,14 @@ class AGUITranslator:
             if resumed is not None:
                 for event in self._resumed_events(engine, resumed, sink):
                     yield event
+            if early_error is not None:
+                raise early_error
             translate = engine.translate
+            for sdk_event in first:
+                if shared_state is not None and shared_state.take_change():
+                    yield StateSnapshotEvent(snapshot=shared_state.value)
+                for event in translate(sdk_event):
+                    yield event
             if merged is not None:
                 subagents = engine.subagents
                 async for batch in merged:
