@@ -33,6 +33,7 @@ from support.docs import (
     post_run,
     python_blocks,
     request_body,
+    route_dependencies_waived,
     run_program,
 )
 
@@ -60,7 +61,7 @@ def test_python_block(
                 assert isinstance(events[-1], RunFinishedEvent)
     with offline_models(monkeypatch, failing_model):
         for app in apps_of(namespace, served):
-            with TestClient(app) as client:
+            with route_dependencies_waived(app), TestClient(app) as client:
                 for path in post_routes(app):
                     # A run that fails ends with RUN_ERROR and a complete response.
                     events = post_run(client, path, request_body("1.0"))
