@@ -75,7 +75,7 @@ def translator_block() -> CodeExample:
     [block] = [
         b
         for b in BLOCKS
-        if b.path == DOC_FILES[0] and "translator.to_agui" in b.source and "@app.post" in b.source
+        if b.path == DOC_FILES[0] and "translated.tools" in b.source and "@app.post" in b.source
     ]
     return block
 
