@@ -76,3 +76,33 @@ def test_installed_wheel_imports_without_the_source_tree(dist: Path, tmp_path: P
         timeout=120,
     )
     assert done.stdout.strip().startswith(str(target))
+
+
+def _pyproject() -> dict[str, object]:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: mypy brings tomli
+        import tomli as tomllib
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
+def test_the_dev_extra_lists_the_dev_group() -> None:
+    project = _pyproject()
+    extra = project["project"]["optional-dependencies"]["dev"]  # type: ignore[index]
+    group = project["dependency-groups"]["dev"]  # type: ignore[index]
+    assert extra == group
+
+
+def test_wheel_metadata_names_licence_pythons_and_urls(dist: Path) -> None:
+    wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
+    names = wheel.namelist()
+    metadata = wheel.read(next(n for n in names if n.endswith("METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
+    for minor in (10, 11, 12, 13):
+        assert f"Classifier: Programming Language :: Python :: 3.{minor}" in metadata
+    for label in ("Homepage", "Source", "Issues", "Changelog"):
+        assert f"Project-URL: {label}, https://" in metadata
+    assert "Requires-Dist: pytest-examples>=0.0.18; extra == 'dev'" in metadata

@@ -31,7 +31,14 @@ from agents.run_config import ToolErrorFormatterArgs
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from agents.usage import Usage
 
-from .approval_history import HistoryCall, entry_for, insert_results, is_approval, open_calls
+from .approval_history import (
+    HistoryCall,
+    answers_call,
+    entry_for,
+    insert_results,
+    is_approval,
+    open_calls,
+)
 from .approval_interrupts import (
     APPROVAL_RESPONSE_SCHEMA,
     TOOL_APPROVAL_REASON,
@@ -143,6 +150,7 @@ async def resume_tool_calls(
     """
     signer = approval_signer(approval_secret, approval_max_age)
     calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
+    _warn_unmatched_entries(run_input.resume, calls)
     if not calls:
         return ResumedToolCalls(run_input=run_input, open_interrupts=[], events=[], usage=None)
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
@@ -167,6 +175,18 @@ async def resume_tool_calls(
         else:
             await resolver.resolve(call, entry)
     return resolver.outcome(run_input)
+
+
+def _warn_unmatched_entries(
+    resume: Sequence[ResumeEntry] | None, calls: Sequence[HistoryCall]
+) -> None:
+    """Log each resume entry whose ``interruptId`` names no open call (it is ignored)."""
+    for entry in resume or []:
+        if not any(answers_call(entry, call.call_id) for call in calls):
+            logger.warning(
+                "Resume entry for interrupt %r ignored: no open interrupt has that id.",
+                entry.interrupt_id,
+            )
 
 
 def _refused(run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal]) -> ResumedToolCalls:

@@ -242,6 +242,7 @@ class AGUIToOpenAITranslator:
         """
         history = [message for message in map(self._accept, messages) if message is not None]
         hosted_call_ids = self._hosted_call_ids(history)
+        _warn_unmatched_tool_messages(history)
         items: list[TResponseInputItem] = []
         for message in history:
             if getattr(message, "subagent_run_id", None) is not None:
@@ -495,3 +496,20 @@ class AGUIToOpenAITranslator:
         if not lines:
             return ""
         return "\n".join([CONTEXT_HEADER, *lines])
+
+
+def _warn_unmatched_tool_messages(history: Sequence[Any]) -> None:
+    """Log each tool message whose ``tool_call_id`` names no call of the history."""
+    call_ids = {
+        call.id
+        for message in history
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls or []
+    }
+    for message in history:
+        if isinstance(message, ToolMessage) and message.tool_call_id not in call_ids:
+            logger.warning(
+                "Tool message %s answers tool call %r, which no assistant message made.",
+                message.id,
+                message.tool_call_id,
+            )

@@ -68,12 +68,62 @@ async def _resolve(source: Any) -> Any:
     return value
 
 
-def _custom_event(value: Any, option: str) -> CustomEvent | None:
-    if value is None or isinstance(value, CustomEvent):
-        return value
-    if isinstance(value, Mapping) and isinstance(value.get("name"), str):
-        return CustomEvent(name=value["name"], value=value.get("value"))
+async def _custom_event(source: Any, option: str) -> CustomEvent | None:
+    """Resolve a custom-event option, then the event's own ``value`` (each may be a source)."""
+    given = await _resolve(source)
+    if given is None:
+        return None
+    if isinstance(given, CustomEvent):
+        value = given.value
+        if callable(value) or inspect.isawaitable(value):
+            return given.model_copy(update={"value": await _resolve(value)})
+        return given
+    if isinstance(given, Mapping) and isinstance(given.get("name"), str):
+        return CustomEvent(name=given["name"], value=await _resolve(given.get("value")))
     raise TypeError(f"{option} must give a CustomEvent or a mapping with 'name' and 'value'")
+
+
+async def _first_event(
+    stream: AsyncIterator[StreamEvent],
+) -> tuple[list[StreamEvent], Exception | None]:
+    """Take the stream's first event (none when it is empty), or the error it raised instead."""
+    try:
+        return [await stream.__anext__()], None
+    except StopAsyncIteration:
+        return [], None
+    except Exception as exc:
+        return [], exc
+
+
+class _ClientToolStop:
+    """Ends an owned SDK run after the turn in which a client tool's proxy ran.
+
+    The SDK waits for its registered consumer to take a turn's events before it starts the next
+    turn, and the proxy's output is one of those events: asking for ``cancel(mode="after_turn")``
+    there lets every tool of the turn finish and keeps the model from being called again.
+    ``to_agui`` registers as that consumer before the run can end its first turn, by taking the
+    first event before anything else.
+    """
+
+    __slots__ = ("requested", "result")
+
+    def __init__(self, result: RunResultStreaming) -> None:
+        self.result = result
+        self.requested = False
+        """Whether this object asked the SDK to stop (so the run is not reported cancelled)."""
+
+    def __call__(self) -> None:
+        if not self.requested and getattr(self.result, "_cancel_mode", "none") == "none":
+            self.requested = True
+            self.result.cancel(mode="after_turn")
+
+    @staticmethod
+    def cancelled_by_caller(result: RunResultStreaming, stop: _ClientToolStop | None) -> bool:
+        """Whether someone other than the client-tool stop cancelled ``result``."""
+        mode = getattr(result, "_cancel_mode", "none")
+        if mode == "none":
+            return False
+        return not (mode == "after_turn" and stop is not None and stop.requested)
 
 
 class AGUITranslator:
@@ -152,15 +202,23 @@ class AGUITranslator:
         )
         if resumed is not None and sink is None:
             engine.usage.add_entry(token_usage(resumed.usage, None))
+        stop = _ClientToolStop(result) if result is not None else None
+        engine.on_client_tool_call = stop
         finished = False
         try:
+            first: list[StreamEvent] = []
+            early_error: Exception | None = None
+            if result is not None and stream is not None:
+                # Become the run's consumer before its first turn can end, so the SDK waits for
+                # this loop at every turn's end and a client tool call can stop it there.
+                first, early_error = await _first_event(stream)
             yield RunStartedEvent(
                 thread_id=run_input.thread_id,
                 run_id=run_input.run_id,
                 parent_run_id=run_input.parent_run_id,
                 protocol_version=PROTOCOL_VERSION,
             )
-            custom = _custom_event(await _resolve(start_custom_event), "start_custom_event")
+            custom = await _custom_event(start_custom_event, "start_custom_event")
             if custom is not None:
                 yield custom
             state = await _resolve(initial_state)
@@ -174,7 +232,14 @@ class AGUITranslator:
             if resumed is not None:
                 for event in self._resumed_events(engine, resumed, sink):
                     yield event
+            if early_error is not None:
+                raise early_error
             translate = engine.translate
+            for sdk_event in first:
+                if shared_state is not None and shared_state.take_change():
+                    yield StateSnapshotEvent(snapshot=shared_state.value)
+                for event in translate(sdk_event):
+                    yield event
             if merged is not None:
                 subagents = engine.subagents
                 async for batch in merged:
@@ -211,11 +276,11 @@ class AGUITranslator:
                 yield StateSnapshotEvent(snapshot=state)
             if emit_messages_snapshot:
                 yield engine.messages_snapshot()
-            custom = _custom_event(await _resolve(end_custom_event), "end_custom_event")
+            custom = await _custom_event(end_custom_event, "end_custom_event")
             if custom is not None:
                 yield custom
             finished = True
-            yield self._run_finished(engine, run_input, result, interrupts)
+            yield self._run_finished(engine, run_input, result, interrupts, stop)
         except (GeneratorExit, asyncio.CancelledError):
             if result is not None and not finished:
                 result.cancel()
@@ -304,13 +369,14 @@ class AGUITranslator:
         run_input: RunAgentInput,
         result: RunResultStreaming | None,
         interrupts: list[Interrupt],
+        stop: _ClientToolStop | None = None,
     ) -> RunFinishedEvent:
         self._count_unstreamed(engine, result)
         pre_1_0 = run_input.protocol_version is None
         outcome: Any
         if interrupts:
             outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
-        elif result is not None and getattr(result, "_cancel_mode", "none") != "none":
+        elif result is not None and _ClientToolStop.cancelled_by_caller(result, stop):
             # Clients older than 1.0 reject the cancelled outcome: they get none.
             outcome = None if pre_1_0 else RunFinishedCancelledOutcome()
         else:

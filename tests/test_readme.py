@@ -1,0 +1,177 @@
+"""The READMEs' Python blocks run as written, offline; the servers they define serve AG-UI runs.
+
+See :mod:`support.docs` for how blocks are found, run and driven. Beyond running every block,
+the translator endpoint of the main README is held to what it promises: client tools reach the
+agent and end the run pending, a failing run ends with RUN_ERROR (safe text, details logged)
+and a complete response, and the README's curl body is a valid request it serves.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ag_ui.core import RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedSuccessOutcome
+from fastapi.testclient import TestClient
+from pytest_examples import CodeExample, EvalExample, find_examples
+
+from support.docs import (
+    DOC_FILES,
+    FAILURE_TEXT,
+    apps_of,
+    block_id,
+    drive_app,
+    failing_model,
+    is_fragment,
+    offline_models,
+    post_routes,
+    post_run,
+    python_blocks,
+    request_body,
+    route_dependencies_waived,
+    run_program,
+)
+
+BLOCKS = python_blocks()
+PROTOCOLS = pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["1.0", "pre-1.0"])
+
+
+def test_the_readmes_have_python_blocks() -> None:
+    assert {example.path for example in BLOCKS} >= {DOC_FILES[0]}
+    assert len([b for b in BLOCKS if not is_fragment(b)]) >= 3
+
+
+@pytest.mark.parametrize("example", BLOCKS, ids=block_id)
+def test_python_block(
+    example: CodeExample, eval_example: EvalExample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if is_fragment(example):
+        compile(example.source, block_id(example), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        return
+    with offline_models(monkeypatch):
+        namespace, served = run_program(example, eval_example, monkeypatch)
+        for app in apps_of(namespace, served):
+            runs = drive_app(app)
+            for events in runs.values():
+                assert isinstance(events[-1], RunFinishedEvent)
+    with offline_models(monkeypatch, failing_model):
+        for app in apps_of(namespace, served):
+            with route_dependencies_waived(app), TestClient(app) as client:
+                for path in post_routes(app):
+                    # A run that fails ends with RUN_ERROR and a complete response.
+                    events = post_run(client, path, request_body("1.0"))
+                    assert isinstance(events[-1], RunErrorEvent)
+
+
+# --------------------------------------------------------------------------- the translator
+
+
+def translator_block() -> CodeExample:
+    [block] = [
+        b
+        for b in BLOCKS
+        if b.path == DOC_FILES[0] and "translated.tools" in b.source and "@app.post" in b.source
+    ]
+    return block
+
+
+@pytest.fixture
+def translator_app(eval_example: EvalExample, monkeypatch: pytest.MonkeyPatch) -> Any:
+    namespace, served = run_program(translator_block(), eval_example, monkeypatch)
+    [app] = apps_of(namespace, served)
+    return app
+
+
+CARD_TOOL = {
+    "name": "show_greeting_card",
+    "description": "Show the user a greeting card.",
+    "parameters": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+        "required": ["message"],
+    },
+}
+
+
+@PROTOCOLS
+def test_the_translator_endpoint_hands_client_tools_to_the_agent(
+    translator_app: Any, monkeypatch: pytest.MonkeyPatch, protocol_version: str | None
+) -> None:
+    body = request_body(protocol_version, "Please show a greeting card", tools=[CARD_TOOL])
+    with offline_models(monkeypatch) as calls, TestClient(translator_app) as client:
+        [path] = post_routes(translator_app)
+        events = post_run(client, path, body)
+    assert calls.count == 1  # one model call: the client tool ended the run
+    [call] = [e for e in events if e.type.value == "TOOL_CALL_START"]
+    assert call.tool_call_name == "show_greeting_card"  # type: ignore[attr-defined]
+    outcome = events[-1].outcome  # type: ignore[attr-defined]
+    assert isinstance(outcome, RunFinishedSuccessOutcome)
+    expected = [call.tool_call_id] if protocol_version else None  # type: ignore[attr-defined]
+    assert outcome.pending_tool_call_ids == expected
+
+
+def test_a_failing_translator_run_ends_cleanly_with_a_safe_message(
+    translator_app: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        offline_models(monkeypatch, failing_model),
+        TestClient(translator_app) as client,
+        caplog.at_level(logging.ERROR),
+    ):
+        [path] = post_routes(translator_app)
+        events = post_run(client, path, request_body("1.0"))
+    error = events[-1]
+    assert isinstance(error, RunErrorEvent)
+    assert FAILURE_TEXT not in error.message and "sk-" not in error.message
+    assert error.message in translator_block().source  # the run_error_message it sets
+    logged = [r for r in caplog.records if r.levelno >= logging.ERROR and r.exc_info]
+    assert logged and FAILURE_TEXT in str(logged[0].exc_info[1])  # type: ignore[index]
+
+
+def readme_curl_body() -> dict[str, Any]:
+    text = DOC_FILES[0].read_text(encoding="utf-8")
+    [command] = [
+        block
+        for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+        if "curl" in block and "protocolVersion" in block
+    ]
+    body = re.search(r"-d '(.*?)'", command, flags=re.S)
+    assert body is not None
+    parsed: dict[str, Any] = json.loads(body.group(1))
+    return parsed
+
+
+def test_the_readme_curl_request_is_served_by_the_translator_endpoint(
+    translator_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = readme_curl_body()
+    assert body["protocolVersion"] == "1.0"
+    RunAgentInput.model_validate(body)
+    with offline_models(monkeypatch), TestClient(translator_app) as client:
+        [path] = post_routes(translator_app)
+        events = post_run(client, path, body)
+    assert isinstance(events[-1], RunFinishedEvent)
+
+
+def test_fragment_marks_sit_directly_above_a_python_fence() -> None:
+    for path in DOC_FILES:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for index, line in enumerate(lines):
+            if line.strip() == "<!-- fragment -->":
+                assert lines[index + 1].startswith("```python"), f"{path.name}:{index + 1}"
+
+
+def test_a_marked_block_is_a_fragment_and_others_are_programs(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "Intro\n\n<!-- fragment -->\n```python\nawait thing()\n```\n\n"
+        "<!-- fragment -->\n\n```python\nprint(1)\n```\n"
+    )
+    first, second = find_examples(doc)
+    assert is_fragment(first)
+    assert not is_fragment(second)  # a blank line in between: not directly above
