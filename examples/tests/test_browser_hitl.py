@@ -131,7 +131,7 @@ def test_two_interrupts_are_answered_in_one_resume(session: PageSession) -> None
     cards = session.page.locator(".interrupt")
     assert cards.count() == 2
     cards.nth(0).get_by_role("button", name="Approve").click()
-    assert session.page.get_by_text("Waiting for the other interrupts").is_visible()
+    session.page.get_by_text("Waiting for the other interrupts").wait_for(state="visible")
     assert len(session.runs) == 1, "nothing is sent before every interrupt is decided"
     session.shot("one-decided")
     cards.nth(1).get_by_role("button", name="Reject").click()

@@ -56,7 +56,7 @@ def test_chat_streams_reasoning_text_usage_and_keeps_snapshot_ids(session: PageS
     reasoning = session.transcript().locator("details.reasoning").first
     assert reasoning.get_attribute("open") is None, "finished reasoning starts collapsed"
     reasoning.locator("summary").click()
-    assert reasoning.locator(".reasoning-text").is_visible()
+    reasoning.locator(".reasoning-text").wait_for(state="visible")
     session.shot("reasoning-open")
 
     first_ids = snapshot_ids(session)
