@@ -29,7 +29,7 @@ from ag_ui.encoder import EventEncoder
 from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
-from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
 from ._support import run_input
 from .throughput import BoundPlan, bound_events, collect_agui, plan_bound

@@ -36,8 +36,8 @@ from ag_ui.encoder import EventEncoder
 from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
-from ag_ui_openai_agents.builders import model_builder
-from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.outbound.builders import model_builder
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
 from .workloads import replay
 

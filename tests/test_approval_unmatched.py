@@ -22,7 +22,7 @@ from support.runs import only, user
 from support.scripted import ScriptedProvider, ScriptedResponsesModel, Text, Turn, collect
 
 PROTOCOLS = pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["1.0", "pre-1.0"])
-LOGGER = "ag_ui_openai_agents.approval"
+LOGGER = "ag_ui_openai_agents.approvals.resume"
 
 
 @function_tool(needs_approval=True)

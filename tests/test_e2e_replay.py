@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from agents import Agent, function_tool
+from test_endpoint import app_with, wrapper_for
+from test_replay import EVERY_KIND
 
 from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import (
@@ -25,8 +27,6 @@ from support.e2e import (
     turn_errors,
 )
 from support.scripted import ScriptedResponsesModel, Text, Turn
-from test_endpoint import app_with, wrapper_for
-from test_replay import EVERY_KIND
 
 
 @function_tool

@@ -12,7 +12,7 @@ from support.runs import only, request, run_agui, user
 from support.scripted import Text, Turn
 
 PROTOCOLS = pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["1.0", "pre-1.0"])
-LOGGER = "ag_ui_openai_agents.inbound"
+LOGGER = "ag_ui_openai_agents.inbound.messages"
 
 
 def history(answered_id: str) -> list[object]:

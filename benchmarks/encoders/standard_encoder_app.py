@@ -16,7 +16,7 @@ from typing import Any
 
 from ag_ui.encoder import EventEncoder
 
-import ag_ui_openai_agents.endpoint
+import ag_ui_openai_agents.server.endpoint
 
 APP_VARIABLE = "AG_UI_BENCHMARK_APP"
 
@@ -24,6 +24,6 @@ APP_VARIABLE = "AG_UI_BENCHMARK_APP"
 def create_app() -> Any:
     """The app of ``$AG_UI_BENCHMARK_APP`` (``module:factory``), encoding with EventEncoder."""
     # The endpoint looks its encoder class up when a request comes in.
-    setattr(ag_ui_openai_agents.endpoint, "FastEventEncoder", EventEncoder)  # noqa: B010
+    setattr(ag_ui_openai_agents.server.endpoint, "FastEventEncoder", EventEncoder)  # noqa: B010
     module, _, factory = os.environ[APP_VARIABLE].partition(":")
     return getattr(importlib.import_module(module), factory)()

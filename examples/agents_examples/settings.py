@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ag_ui_openai_agents.approval import APPROVAL_SECRET_ENV
+from ag_ui_openai_agents.approvals.resume import APPROVAL_SECRET_ENV
 from agents import RunConfig
 
 from demo_model import offline_run_config

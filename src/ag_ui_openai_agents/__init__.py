@@ -6,21 +6,21 @@
 ``FastEventEncoder`` writes the same SSE lines as ``ag_ui``'s ``EventEncoder``, faster.
 """
 
-from .agent import OpenAIAgentsAgent
-from .approval import (
+from ag_ui_openai_agents.agent import OpenAIAgentsAgent
+from ag_ui_openai_agents.approvals.resume import (
     ApprovalSigner,
     ResumedToolCalls,
     UnresumableApprovalError,
     resume_tool_calls,
 )
-from .encoder import FastEventEncoder
-from .endpoint import add_openai_agents_fastapi_endpoint
-from .engine import OpenAIToAGUITranslator
-from .inbound import AGUIToOpenAITranslator, TranslatedInput
-from .scope import RunScope, use_run_scope
-from .state import SharedState, shared_state, use_shared_state
-from .subagents import SubagentSink, subagent_events
-from .translator import AGUITranslator
+from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.scope import RunScope, use_run_scope
+from ag_ui_openai_agents.server.encoder import FastEventEncoder
+from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents.state import SharedState, shared_state, use_shared_state
+from ag_ui_openai_agents.subagents import SubagentSink, subagent_events
+from ag_ui_openai_agents.translator import AGUITranslator
 
 __version__ = "0.1.0"
 

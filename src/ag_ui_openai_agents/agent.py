@@ -28,17 +28,17 @@ from ag_ui.core import (
 from agents import Agent, FunctionTool, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
-from .approval import resume_tool_calls
-from .approval_signing import (
+from ag_ui_openai_agents.approvals.resume import resume_tool_calls
+from ag_ui_openai_agents.approvals.signing import (
     DEFAULT_APPROVAL_MAX_AGE,
     ApprovalSecret,
     ApprovalSigner,
     approval_signer,
 )
-from .capabilities import agent_capabilities
-from .client_tools import stop_at_client_tools
-from .scope import use_run_scope
-from .translator import AGUITranslator, Source
+from ag_ui_openai_agents.inbound.client_tools import stop_at_client_tools
+from ag_ui_openai_agents.scope import use_run_scope
+from ag_ui_openai_agents.server.capabilities import agent_capabilities
+from ag_ui_openai_agents.translator import AGUITranslator, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 

@@ -1,70 +1,31 @@
-"""Backend tool approval mapped onto AG-UI interrupts, resumed from the conversation alone.
+"""The stable import path ``ag_ui_openai_agents.approval``.
 
-A run that pauses on ``needs_approval`` tools ends with one AG-UI interrupt per paused call
-(:func:`interrupts_from_result`). Nothing is kept on the server: the next request carries the
-history, in which the paused calls have no result yet, plus resume entries answering the
-interrupts. :func:`resume_tool_calls` answers those open calls before the model runs: it runs the
-approved tools itself, gives rejected ones the SDK's rejection text, and reports what is still
-undecided so the caller can end the run with the same interrupts again.
-
-With an approval secret, interrupts are signed (:mod:`.approval_signing`) and an approval runs
-only when its signature proves that the server paused on that very call in that thread.
+The code lives in :mod:`ag_ui_openai_agents.approvals.resume`.
 """
 
-from __future__ import annotations
-
-import inspect
-import logging
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-from ag_ui.core import (
-    Interrupt,
-    ResumeEntry,
-    RunAgentInput,
-    ToolCallResultEvent,
-    ToolMessage,
-)
-from agents import Agent, RunConfig, RunContextWrapper
-from agents.run_config import ToolErrorFormatterArgs
-from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
-from agents.usage import Usage
-
-from .approval_history import (
-    HistoryCall,
-    answers_call,
-    entry_for,
-    insert_results,
-    is_approval,
-    open_calls,
-)
-from .approval_interrupts import (
-    APPROVAL_RESPONSE_SCHEMA,
-    TOOL_APPROVAL_REASON,
-    UnresumableApprovalError,
-    approval_interrupt,
-    interrupts_from_result,
-)
-from .approval_signing import (
-    APPROVAL_SECRET_ENV,
-    DEFAULT_APPROVAL_MAX_AGE,
-    ApprovalSecret,
-    ApprovalSigner,
-    SignatureCheck,
-    approval_signer,
-)
-from .approval_tools import Catalog, catalog_tools, handoff_targets, may_need_approval, run_approved
-from .approval_verify import (
+from ag_ui_openai_agents.approvals.resume import (
+    ABANDONED_RESULT,
+    AMBIGUOUS_RESULT,
     APPROVAL_REFUSED_CODE,
+    APPROVAL_RESPONSE_SCHEMA,
+    APPROVAL_SECRET_ENV,
+    CANCELLED_RESULT,
+    DEFAULT_APPROVAL_MAX_AGE,
     EXPIRED_APPROVAL_MESSAGE,
+    TOOL_APPROVAL_REASON,
     ApprovalRefusal,
     ApprovalRefusedError,
-    check_answers,
-    refusal_message,
+    ApprovalSecret,
+    ApprovalSigner,
+    ResumedToolCalls,
+    SignatureCheck,
+    UnresumableApprovalError,
+    approval_interrupt,
+    approval_signer,
+    handoff_targets,
+    interrupts_from_result,
+    resume_tool_calls,
 )
-from .hosted import HOSTED_CALL_TYPES
-from .windows import result_message_id
 
 __all__ = [
     "ABANDONED_RESULT",
@@ -89,221 +50,3 @@ __all__ = [
     "interrupts_from_result",
     "resume_tool_calls",
 ]
-
-logger = logging.getLogger(__name__)
-
-CANCELLED_RESULT = "CANCELLED"
-"""Result given to a call whose interrupt the client cancelled."""
-
-ABANDONED_RESULT = "ABANDONED"
-"""Result given to an unfinished call that needed no approval, or whose tool is unknown."""
-
-AMBIGUOUS_RESULT = "AMBIGUOUS"
-"""Result given to an approved call whose name matches different tools of reachable agents."""
-
-
-@dataclass(frozen=True)
-class ResumedToolCalls:
-    """What :func:`resume_tool_calls` did to a request."""
-
-    run_input: RunAgentInput
-    """The request, with a tool message answering every call handled here."""
-    open_interrupts: list[Interrupt]
-    """Approvals nobody decided yet; while any is listed, the model must not be called."""
-    events: list[ToolCallResultEvent]
-    """One TOOL_CALL_RESULT per call answered here, in history order."""
-    usage: Usage | None
-    """Model usage of the tools run here (agents used as tools), or None if there was none."""
-    refusals: list[ApprovalRefusal] = field(default_factory=list)
-    """Approvals whose signature failed. When any is listed nothing ran, the refused calls are
-    also in ``open_interrupts`` (so the model is not called), and ``to_agui`` ends the run with
-    RUN_ERROR."""
-
-    @property
-    def refusal_message(self) -> str | None:
-        """The client-safe RUN_ERROR message for the refusals, or None when there are none."""
-        return refusal_message(self.refusals) if self.refusals else None
-
-
-async def resume_tool_calls(
-    agent: Agent[Any],
-    run_input: RunAgentInput,
-    *,
-    context: Any = None,
-    run_config: RunConfig | None = None,
-    approval_secret: ApprovalSecret | ApprovalSigner | None = None,
-    approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
-) -> ResumedToolCalls:
-    """Answer the tool calls the history left open, before the model runs again.
-
-    Open calls of the agent's own tools (and of agents reachable through handoffs) are answered
-    from ``run_input.resume``: an approval (payload ``{"approved": true}``) runs the tool, any
-    other answer gives the SDK's rejection text, a cancelled interrupt gives ``CANCELLED``. A call
-    that may need approval and has no entry stays open and is listed in ``open_interrupts``; an
-    unfinished call that needed no approval gets ``ABANDONED``. Hosted calls and calls of client
-    tools are left as they are. Stateless: replaying a request runs its approved tools again.
-
-    ``approval_secret`` (a secret, a list of them with the signing one first, or an
-    :class:`ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``) makes every approval need a
-    valid signature from the interrupt id: otherwise nothing runs and ``refusals`` says why. An
-    approval older than ``approval_max_age`` seconds is asked again with a fresh interrupt.
-    """
-    signer = approval_signer(approval_secret, approval_max_age)
-    calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
-    _warn_unmatched_entries(run_input.resume, calls)
-    if not calls:
-        return ResumedToolCalls(run_input=run_input, open_interrupts=[], events=[], usage=None)
-    run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
-    catalog = await catalog_tools(agent, run_context)
-    client_names = {tool.name for tool in run_input.tools or []}
-    answers = [
-        (call, entry_for(call, calls, run_input.resume))
-        for call in calls
-        if catalog.knows(call.name) or call.name not in client_names
-    ]
-    renewed: dict[HistoryCall, Interrupt] = {}
-    if signer is not None:
-        checked = check_answers(signer, run_input.thread_id, answers)
-        if checked.refusals:
-            return _refused(run_input, checked.refusals)
-        answers, renewed = checked.answers, checked.renewed
-    taken = {message.id for message in run_input.messages}
-    resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context, taken)
-    for call, entry in answers:
-        if call in renewed:
-            resolver.reopen(call, renewed[call])
-        else:
-            await resolver.resolve(call, entry)
-    return resolver.outcome(run_input)
-
-
-def _warn_unmatched_entries(
-    resume: Sequence[ResumeEntry] | None, calls: Sequence[HistoryCall]
-) -> None:
-    """Log each resume entry whose ``interruptId`` names no open call (it is ignored)."""
-    for entry in resume or []:
-        if not any(answers_call(entry, call.call_id) for call in calls):
-            logger.warning(
-                "Resume entry for interrupt %r ignored: no open interrupt has that id.",
-                entry.interrupt_id,
-            )
-
-
-def _refused(run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal]) -> ResumedToolCalls:
-    """The result of a request whose approvals were refused: nothing answered, nothing run."""
-    calls = {c.call_id: c for c in open_calls(run_input.messages)}
-    interrupts = [
-        approval_interrupt(r.call_id, r.tool_name, calls[r.call_id].arguments) for r in refusals
-    ]
-    return ResumedToolCalls(
-        run_input=run_input,
-        open_interrupts=interrupts,
-        events=[],
-        usage=None,
-        refusals=list(refusals),
-    )
-
-
-# --------------------------------------------------------------------------- answering
-
-
-class _Resolver:
-    """Answers open calls one by one and gathers what the caller needs."""
-
-    def __init__(
-        self,
-        catalog: Catalog,
-        context: Any,
-        run_config: RunConfig,
-        run_context: RunContextWrapper[Any],
-        taken_ids: set[str],
-    ) -> None:
-        self._catalog = catalog
-        self._context = context
-        self._run_config = run_config
-        self._run_context = run_context
-        self._answers: dict[int, list[ToolMessage]] = {}
-        self._events: list[ToolCallResultEvent] = []
-        self._interrupts: dict[str, Interrupt] = {}
-        self._usage = Usage()
-        self._taken = taken_ids
-
-    async def resolve(self, call: HistoryCall, entry: ResumeEntry | None) -> None:
-        """Answer ``call`` from its resume entry, or keep it open when it awaits a decision."""
-        candidates = self._catalog.candidates(call.name)
-        if entry is None:
-            if any(may_need_approval(c.tool) for c in candidates):
-                interrupt = approval_interrupt(call.call_id, call.name, call.arguments)
-                self._interrupts.setdefault(call.call_id, interrupt)
-            else:
-                self._answer(call, ABANDONED_RESULT)
-        elif entry.status == "cancelled":
-            self._answer(call, CANCELLED_RESULT)
-        elif not is_approval(entry.payload):
-            self._answer(call, await self._rejection_text(call))
-        elif len(candidates) > 1:
-            self._answer(call, AMBIGUOUS_RESULT)
-        elif not candidates:
-            self._answer(call, ABANDONED_RESULT)
-        else:
-            output = await run_approved(
-                call,
-                candidates[0],
-                context=self._context,
-                run_config=self._run_config,
-                usage=self._usage,
-            )
-            self._answer(call, output)
-
-    def reopen(self, call: HistoryCall, interrupt: Interrupt) -> None:
-        """Keep ``call`` open and end the run with ``interrupt`` (asked afresh)."""
-        self._interrupts.setdefault(call.call_id, interrupt)
-
-    def outcome(self, run_input: RunAgentInput) -> ResumedToolCalls:
-        """Return the request with its answers, and what remains open."""
-        updated = run_input
-        if self._answers:
-            messages = insert_results(run_input.messages, self._answers)
-            updated = run_input.model_copy(update={"messages": messages})
-        used = self._usage.requests > 0 or self._usage.total_tokens > 0
-        return ResumedToolCalls(
-            run_input=updated,
-            open_interrupts=list(self._interrupts.values()),
-            events=list(self._events),
-            usage=self._usage if used else None,
-        )
-
-    def _answer(self, call: HistoryCall, content: str) -> None:
-        """Record the tool message and the event answering ``call``."""
-        message_id = result_message_id(call.call_id, self._taken)
-        self._answers.setdefault(call.message_index, []).append(
-            ToolMessage(id=message_id, tool_call_id=call.call_id, content=content)
-        )
-        self._events.append(
-            ToolCallResultEvent(
-                message_id=message_id, tool_call_id=call.call_id, content=content, role="tool"
-            )
-        )
-
-    async def _rejection_text(self, call: HistoryCall) -> str:
-        """Return the SDK's rejection text, through the run config's formatter when it has one."""
-        formatter = self._run_config.tool_error_formatter
-        if formatter is None:
-            return DEFAULT_APPROVAL_REJECTION_MESSAGE
-        try:
-            message = formatter(
-                ToolErrorFormatterArgs(
-                    kind="approval_rejected",
-                    tool_type="function",
-                    tool_name=call.name,
-                    call_id=call.call_id,
-                    default_message=DEFAULT_APPROVAL_REJECTION_MESSAGE,
-                    run_context=self._run_context,
-                )
-            )
-            if inspect.isawaitable(message):
-                message = await message
-        except Exception:
-            logger.exception("The tool error formatter failed; using the default rejection text.")
-            return DEFAULT_APPROVAL_REJECTION_MESSAGE
-        return message if isinstance(message, str) else DEFAULT_APPROVAL_REJECTION_MESSAGE

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .state import SharedState, use_shared_state
-from .subagents import SubagentSink, use_subagent_sink
+from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.subagents import SubagentSink, use_subagent_sink
 
 __all__ = ["RunScope", "use_run_scope"]
 

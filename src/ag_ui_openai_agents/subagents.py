@@ -7,7 +7,7 @@ it only drops the event into the :class:`SubagentSink` of the run it belongs to.
 in a :class:`~contextvars.ContextVar`: ``Runner.run_streamed`` starts its task with a copy of
 the caller's context, so a sink set around that call is the one every tool of the run (and of
 the agents it runs as tools, at any depth) sees. The outbound engine takes the events from the
-sink and translates them (see :mod:`ag_ui_openai_agents.subagent_book`).
+sink and translates them (see :mod:`ag_ui_openai_agents.outbound.subagent_book`).
 """
 
 from __future__ import annotations

@@ -31,23 +31,23 @@ from ag_ui.core import (
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
 
-from .approval_interrupts import interrupts_from_result
-from .approval_signing import (
+from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
+from ag_ui_openai_agents.approvals.signing import (
     DEFAULT_APPROVAL_MAX_AGE,
     ApprovalSecret,
     ApprovalSigner,
     approval_signer,
 )
-from .approval_verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
-from .engine import OpenAIToAGUITranslator
-from .inbound import AGUIToOpenAITranslator, TranslatedInput
-from .scope import RunScope
-from .state import SharedState
-from .subagents import SubagentSink, with_subagent_events
-from .usage import token_usage
+from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
+from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.outbound.usage import token_usage
+from ag_ui_openai_agents.scope import RunScope
+from ag_ui_openai_agents.state import SharedState
+from ag_ui_openai_agents.subagents import SubagentSink, with_subagent_events
 
 if TYPE_CHECKING:
-    from .approval import ResumedToolCalls
+    from ag_ui_openai_agents.approvals.resume import ResumedToolCalls
 
 __all__ = ["AGUITranslator", "Source"]
 
@@ -133,7 +133,7 @@ class AGUITranslator:
     fresh outbound engine (``outbound_cls``) for every run.
 
     ``approval_secret`` (one secret, a list with the signing one first, or an
-    :class:`~ag_ui_openai_agents.approval.ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``)
+    :class:`~ag_ui_openai_agents.ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``)
     signs the approval interrupts ``to_agui`` emits; they stay valid for ``approval_max_age``
     seconds. Pass the same to ``resume_tool_calls``, which checks them.
     """

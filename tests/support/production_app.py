@@ -26,7 +26,7 @@ from agents import Agent, RunConfig, function_tool, set_tracing_disabled
 from fastapi import FastAPI
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
-from ag_ui_openai_agents.logs import PACKAGE_LOGGER, RunIdsFilter
+from ag_ui_openai_agents.server.logs import PACKAGE_LOGGER, RunIdsFilter
 from support.scripted import (
     Call,
     RecordedCall,

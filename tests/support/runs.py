@@ -35,8 +35,8 @@ from agents.stream_events import RawResponsesStreamEvent, RunItemStreamEvent, St
 from pydantic import BaseModel
 
 from ag_ui_openai_agents import AGUITranslator, TranslatedInput
-from ag_ui_openai_agents.client_tools import stop_at_client_tools
-from ag_ui_openai_agents.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.inbound.client_tools import stop_at_client_tools
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from support.invariants import check_stream
 from support.scripted import ScriptedResponsesModel, TurnSource, run_streamed
 

@@ -1,0 +1,1 @@
+"""Backend tool approval: AG-UI interrupts, signed or not, resumed from the conversation."""

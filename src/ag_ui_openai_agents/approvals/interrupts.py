@@ -1,0 +1,127 @@
+"""AG-UI interrupts for paused backend tool calls: one per call, signed when a secret is set."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from ag_ui.core import Interrupt
+from agents.items import ToolApprovalItem
+
+from ag_ui_openai_agents.approvals.signing import (
+    ApprovalSignature,
+    ApprovalSigner,
+    ApprovalSubject,
+    signed_interrupt_id,
+)
+
+__all__ = [
+    "APPROVAL_RESPONSE_SCHEMA",
+    "TOOL_APPROVAL_REASON",
+    "UnresumableApprovalError",
+    "approval_interrupt",
+    "interrupts_from_result",
+    "parse_arguments",
+]
+
+TOOL_APPROVAL_REASON = "tool_approval"
+"""``Interrupt.reason`` of a paused backend tool call."""
+
+APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}},
+    "required": ["approved"],
+}
+"""JSON schema of the answer an approval interrupt expects: ``{"approved": true | false}``."""
+
+
+class UnresumableApprovalError(Exception):
+    """An approval that cannot be resumed from the conversation history."""
+
+
+def approval_interrupt(
+    call_id: str,
+    tool_name: str,
+    arguments: str,
+    *,
+    signature: ApprovalSignature | None = None,
+    message: str | None = None,
+) -> Interrupt:
+    """Build the AG-UI interrupt asking to approve one paused tool call.
+
+    With a ``signature``, the interrupt's ``id`` is ``<call id>.<token>`` and ``expires_at`` is
+    set; ``tool_call_id`` is always the plain call id.
+    """
+    return Interrupt(
+        id=call_id if signature is None else signed_interrupt_id(call_id, signature.token),
+        reason=TOOL_APPROVAL_REASON,
+        message=message,
+        tool_call_id=call_id,
+        response_schema=copy.deepcopy(APPROVAL_RESPONSE_SCHEMA),
+        expires_at=None if signature is None else signature.expires_at,
+        metadata={"tool_name": tool_name, "tool_input": parse_arguments(arguments)},
+    )
+
+
+def interrupts_from_result(
+    interruptions: Sequence[ToolApprovalItem],
+    known_call_ids: Collection[str],
+    *,
+    signer: ApprovalSigner | None = None,
+    thread_id: str | None = None,
+) -> list[Interrupt]:
+    """Map a paused run's approval items to interrupts, one per paused call, in order.
+
+    ``known_call_ids`` are the calls the conversation holds (the run's own calls and the
+    history). Raises :class:`UnresumableApprovalError` for an approval that a later request could
+    not resume: one of a built-in tool with its own executor, or one raised inside an agent used
+    as a tool (its call id is not in the conversation). With a ``signer``, each interrupt is
+    signed for ``thread_id``.
+    """
+    interrupts: list[Interrupt] = []
+    seen: set[str] = set()
+    for item in interruptions:
+        tool_name = item.tool_name or item.name or "<unnamed tool>"
+        raw_type = _field(item.raw_item, "type")
+        if raw_type != "function_call":
+            raise UnresumableApprovalError(
+                f"Tool {tool_name!r} needs approval but cannot be resumed: it is a built-in tool "
+                f"({raw_type}) with its own executor, and only function tools are resumed from "
+                "the conversation."
+            )
+        call_id = item.call_id
+        if not call_id or call_id not in known_call_ids:
+            raise UnresumableApprovalError(
+                f"Tool {tool_name!r} needs approval but cannot be resumed: its call "
+                f"({call_id}) was made inside an agent used as a tool, so the conversation does "
+                "not hold it. Gate the agent tool itself or reach that agent by handoff."
+            )
+        if call_id not in seen:
+            seen.add(call_id)
+            arguments = item.arguments or ""
+            signature = None
+            if signer is not None:
+                called = _field(item.raw_item, "name") or tool_name
+                if thread_id is None:
+                    raise ValueError("signing approval interrupts needs the thread id")
+                subject = ApprovalSubject(thread_id, call_id, called, arguments)
+                signature = signer.sign(subject)
+            interrupts.append(
+                approval_interrupt(call_id, tool_name, arguments, signature=signature)
+            )
+    return interrupts
+
+
+def parse_arguments(arguments: str) -> Any:
+    """Parse tool arguments as JSON, keeping the raw string when they are not JSON."""
+    try:
+        return json.loads(arguments)
+    except (TypeError, ValueError):
+        return arguments
+
+
+def _field(raw: Any, name: str) -> Any:
+    """Read a field of a raw SDK item that may be a model or a dict."""
+    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)

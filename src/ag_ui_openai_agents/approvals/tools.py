@@ -1,0 +1,206 @@
+"""The server side of resuming approvals: which tools a call may mean, and running one.
+
+A resumed call runs outside the SDK's run loop: :func:`run_approved` builds the ``ToolContext``
+the SDK would, invokes the tool and converts its output as the SDK does.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import Agent, FunctionTool, Handoff, RunConfig, RunContextWrapper, UserError
+from agents.items import ItemHelpers
+from agents.tool_context import ToolContext
+from agents.usage import Usage
+from openai.types.responses import ResponseFunctionToolCall
+
+from ag_ui_openai_agents.approvals.history import HistoryCall
+from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
+
+try:  # Present in every supported SDK release; guarded so a refactor degrades gracefully.
+    from agents import agent_tool_state as _agent_tool_state
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    _agent_tool_state = None  # type: ignore[assignment]
+
+try:
+    from agents.tool import invoke_function_tool as _invoke_function_tool
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    _invoke_function_tool = None  # type: ignore[assignment]
+
+__all__ = [
+    "Catalog",
+    "ServerTool",
+    "catalog_tools",
+    "handoff_targets",
+    "may_need_approval",
+    "run_approved",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServerTool:
+    """A function tool one of the reachable agents owns."""
+
+    key: tuple[object, ...]
+    tool: FunctionTool
+    owner: Agent[Any]
+
+
+@dataclass
+class Catalog:
+    """The tools of an agent and of every agent reachable from it through handoffs."""
+
+    by_name: dict[str, dict[tuple[object, ...], ServerTool]] = field(default_factory=dict)
+    handoff_names: set[str] = field(default_factory=set)
+
+    def add(self, tool: FunctionTool, owner: Agent[Any]) -> None:
+        """Record a tool under its name (and its qualified name when namespaced)."""
+        entry = ServerTool(_tool_key(tool, owner), tool, owner)
+        for name in {tool.name, getattr(tool, "qualified_name", tool.name)}:
+            self.by_name.setdefault(name, {}).setdefault(entry.key, entry)
+
+    def candidates(self, name: str) -> list[ServerTool]:
+        """Return the distinct tools that a call of ``name`` may have meant."""
+        return list(self.by_name.get(name, {}).values())
+
+    def knows(self, name: str) -> bool:
+        """Tell whether ``name`` is a server tool or a handoff of a reachable agent."""
+        return name in self.by_name or name in self.handoff_names
+
+
+def _tool_key(tool: FunctionTool, owner: Agent[Any]) -> tuple[object, ...]:
+    """Identify a tool: MCP tools by their server object, others by the tool object itself."""
+    binding = getattr(tool, "_mcp_tool_binding", None)
+    if isinstance(binding, tuple) and len(binding) == 3 and isinstance(binding[2], int):
+        servers = owner.mcp_servers
+        if 0 <= binding[2] < len(servers):
+            return ("mcp", id(servers[binding[2]]), binding[1])
+    return ("tool", id(tool))
+
+
+async def catalog_tools(agent: Agent[Any], run_context: RunContextWrapper[Any]) -> Catalog:
+    """Collect the tools of ``agent`` and, recursively, of its handoff targets."""
+    catalog = Catalog()
+    visited: dict[int, Agent[Any]] = {}
+    unresolved: list[str] = []
+    queue: list[Agent[Any]] = [agent]
+    while queue:
+        current = queue.pop(0)
+        if id(current) in visited:
+            continue
+        visited[id(current)] = current
+        for tool in await current.get_all_tools(run_context):
+            if isinstance(tool, FunctionTool):
+                catalog.add(tool, current)
+        for name, target, target_name in handoff_targets(current):
+            catalog.handoff_names.add(name)
+            if target is not None:
+                queue.append(target)
+            else:
+                unresolved.append(target_name)
+    known_names = {a.name for a in visited.values()}
+    for name in unresolved:
+        if name not in known_names:
+            logger.warning("Handoff target %r could not be found; its tools are not resumed.", name)
+    return catalog
+
+
+def handoff_targets(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any] | None, str]]:
+    """Yield (tool name, target agent or None, target name) for each handoff of ``agent``.
+
+    A ``handoff(...)`` object keeps a weak reference to its target; a hand-built Handoff may
+    not, and is then matched by name against the other agents found.
+    """
+    for item in agent.handoffs:
+        if isinstance(item, Agent):
+            yield Handoff.default_tool_name(item), item, item.name
+        elif isinstance(item, Handoff):
+            ref = getattr(item, "_agent_ref", None)
+            target = ref() if callable(ref) else None
+            yield item.tool_name, target if isinstance(target, Agent) else None, item.agent_name
+
+
+def may_need_approval(tool: FunctionTool) -> bool:
+    """Tell whether a call of ``tool`` may have paused: always, or by a context-bound policy."""
+    return tool.needs_approval is not False
+
+
+async def run_approved(
+    call: HistoryCall,
+    server_tool: ServerTool,
+    *,
+    context: Any,
+    run_config: RunConfig,
+    usage: Usage,
+) -> str:
+    """Run an approved tool outside the run loop and return its result as text."""
+    tool = server_tool.tool
+    namespace = getattr(tool, "_tool_namespace", None)
+    raw_call = ResponseFunctionToolCall(
+        type="function_call",
+        call_id=call.call_id,
+        name=tool.name,
+        arguments=call.arguments,
+        namespace=namespace,
+    )
+    tool_context: ToolContext[Any] = ToolContext(
+        context=context,
+        usage=Usage(),
+        tool_name=tool.name,
+        tool_call_id=call.call_id,
+        tool_arguments=call.arguments,
+        tool_call=raw_call,
+        tool_namespace=namespace,
+        agent=server_tool.owner,
+        run_config=run_config,
+    )
+    output = await _invoke(tool, tool_context, raw_call)
+    usage.add(tool_context.usage)
+    return _output_text(tool, raw_call, output)
+
+
+async def _invoke(
+    tool: FunctionTool, tool_context: ToolContext[Any], raw_call: ResponseFunctionToolCall
+) -> Any:
+    """Invoke ``tool`` and fail if an agent used as a tool paused inside for its own approval."""
+    scope = f"agui-resume-{uuid.uuid4().hex}"
+    if _agent_tool_state is not None:
+        _agent_tool_state.set_agent_tool_state_scope(tool_context, scope)
+    if _invoke_function_tool is not None:
+        output = await _invoke_function_tool(
+            function_tool=tool, context=tool_context, arguments=raw_call.arguments
+        )
+    else:  # pragma: no cover - depends on the installed SDK
+        output = await tool.on_invoke_tool(tool_context, raw_call.arguments)
+    if _agent_tool_state is not None:
+        nested = _agent_tool_state.consume_agent_tool_run_result(raw_call, scope_id=scope)
+        pending = getattr(nested, "interruptions", None) if nested is not None else None
+        if pending:
+            inner = ", ".join(sorted({str(getattr(i, "name", None) or "?") for i in pending}))
+            raise UnresumableApprovalError(
+                f"Approved tool {tool.name!r} runs an agent that paused for its own approval "
+                f"({inner}); an approval inside an agent used as a tool cannot be resumed."
+            )
+    return output
+
+
+def _output_text(tool: FunctionTool, raw_call: ResponseFunctionToolCall, output: Any) -> str:
+    """Convert a tool's return value into the text the model is given, as the SDK does."""
+    try:
+        item = ItemHelpers.tool_call_output_item(
+            raw_call,
+            output,
+            output_json_schema=getattr(tool, "output_json_schema", None),
+            output_type_adapter=getattr(tool, "_output_type_adapter", None),
+        )
+    except UserError:  # e.g. an error text from the failure handler, not the declared schema
+        item = ItemHelpers.tool_call_output_item(raw_call, output)
+    converted = item["output"]
+    return converted if isinstance(converted, str) else json.dumps(converted, default=str)

@@ -1,0 +1,146 @@
+"""MESSAGES_SNAPSHOT: the request's history, then what this run streamed, with the same ids."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ag_ui.core import (
+    AssistantMessage,
+    FunctionCall,
+    Message,
+    MessagesSnapshotEvent,
+    ReasoningMessage,
+    ToolCall,
+    ToolMessage,
+)
+
+from ag_ui_openai_agents.outbound.builders import model_builder
+from ag_ui_openai_agents.outbound.replay import (
+    METADATA_KEY,
+    hosted_artefact,
+    part_metadata,
+    replay_metadata,
+)
+from ag_ui_openai_agents.outbound.windows import (
+    AssistantGroup,
+    Produced,
+    ReasoningWindow,
+    SubagentSlot,
+    ToolCallWindow,
+    ToolResult,
+)
+
+__all__ = ["build_messages_snapshot", "produced_messages"]
+
+# A long run restates hundreds of messages: build them without validating values we made.
+_function_call = model_builder(FunctionCall, "name", "arguments")
+_tool_call_model = model_builder(ToolCall, "id", "function")
+_replay_call = model_builder(ToolCall, "id", "function", "encrypted_value", "metadata")
+_assistant_message = model_builder(AssistantMessage, "id", "content", "tool_calls")
+_replay_assistant = model_builder(AssistantMessage, "id", "content", "tool_calls", "metadata")
+_reasoning_message = model_builder(ReasoningMessage, "id", "content", "encrypted_value")
+_replay_reasoning = model_builder(ReasoningMessage, "id", "content", "encrypted_value", "metadata")
+_tool_message = model_builder(ToolMessage, "id", "tool_call_id", "content")
+_snapshot_event = model_builder(MessagesSnapshotEvent, "messages")
+
+
+def _tool_call(call: ToolCallWindow) -> ToolCall:
+    function = _function_call(name=call.name, arguments="".join(call.args))
+    metadata = replay_metadata(call.replay)
+    artefact = hosted_artefact(call.replay.item) if call.hosted else None
+    if metadata is None and artefact is None:
+        return _tool_call_model(id=call.tool_call_id, function=function)
+    return _replay_call(
+        id=call.tool_call_id, function=function, encrypted_value=artefact, metadata=metadata
+    )
+
+
+def _assistant(group: AssistantGroup) -> AssistantMessage | None:
+    text = "".join(group.text.chunks) if group.text is not None else ""
+    calls = [_tool_call(call) for call in group.calls if call.started]
+    if not text and not calls:
+        return None
+    metadata = replay_metadata(group.text.replay) if group.text is not None else None
+    if metadata is None:
+        return _assistant_message(
+            id=group.message_id, content=text or None, tool_calls=calls or None
+        )
+    return _replay_assistant(
+        id=group.message_id, content=text or None, tool_calls=calls or None, metadata=metadata
+    )
+
+
+def _reasoning_part(
+    message_id: str, content: str, encrypted: str | None, metadata: dict[str, Any] | None
+) -> Message:
+    if metadata is None:
+        return _reasoning_message(id=message_id, content=content, encrypted_value=encrypted)
+    return _replay_reasoning(
+        id=message_id, content=content, encrypted_value=encrypted, metadata=metadata
+    )
+
+
+def _reasoning(window: ReasoningWindow) -> list[Message]:
+    """One message per streamed part; the first carries the encrypted value and the item's
+    replay metadata, every part its kind (summary or text).
+
+    A reasoning item whose only content is an encrypted value that arrived after the stream
+    closed it gets one empty message here, so the value still returns on the next request.
+    """
+    info = window.replay
+    first = replay_metadata(info, part=window.parts[0].kind if window.parts else "summary")
+    item_id = info.item_id if first is not None and "id" in first[METADATA_KEY] else None
+    messages: list[Message] = []
+    for index, part in enumerate(window.parts):
+        messages.append(
+            _reasoning_part(
+                part.message_id,
+                "".join(part.chunks),
+                window.encrypted_value if index == 0 else None,
+                first if index == 0 else part_metadata(item_id, part.kind),
+            )
+        )
+    if not messages and window.encrypted_value:
+        messages.append(_reasoning_part(window.phase_id, "", window.encrypted_value, first))
+    return messages
+
+
+def produced_messages(produced: Sequence[Produced]) -> list[Message]:
+    """This run's messages, in the order the client created them from the stream."""
+    messages: list[Message] = []
+    for entry in produced:
+        if isinstance(entry, AssistantGroup):
+            assistant = _assistant(entry)
+            if assistant is not None:
+                messages.append(assistant)
+        elif isinstance(entry, ReasoningWindow):
+            messages.extend(_reasoning(entry))
+        elif isinstance(entry, ToolResult):
+            messages.append(
+                _tool_message(
+                    id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
+                )
+            )
+        elif isinstance(entry, SubagentSlot):
+            messages.extend(_attributed(produced_messages(entry.produced), entry.subagent_run_id))
+    return messages
+
+
+def _attributed(messages: list[Message], subagent_run_id: str) -> list[Message]:
+    """A subagent's messages, each attributed to it (those of deeper subagents keep theirs)."""
+    for message in messages:
+        if message.subagent_run_id is None:
+            message.subagent_run_id = subagent_run_id
+    return messages
+
+
+def build_messages_snapshot(
+    history: Sequence[Message], produced: Sequence[Produced]
+) -> MessagesSnapshotEvent:
+    """The full conversation: the input history untouched, then this run's messages.
+
+    The history comes validated with the request, and this run's messages are built from
+    values the engine made: the event is assembled without validating them again.
+    """
+    return _snapshot_event(messages=[*history, *produced_messages(produced)])

@@ -1,0 +1,115 @@
+"""The AG-UI capabilities document of an SDK agent (served at ``GET <path>/capabilities``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ag_ui.core import (
+    AgentCapabilities,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    MultiAgentCapabilities,
+    MultimodalCapabilities,
+    MultimodalInputCapabilities,
+    ReasoningCapabilities,
+    StateCapabilities,
+    SubagentInfo,
+    Tool,
+    ToolsCapabilities,
+    TransportCapabilities,
+)
+from agents import Agent, FunctionTool
+
+from ag_ui_openai_agents.approvals.resume import handoff_targets
+from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
+from ag_ui_openai_agents.subagents import streams_as_subagent
+
+__all__ = ["agent_capabilities"]
+
+
+def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:
+    """The agent and every agent reachable from it through handoffs (plain or ``handoff()``)."""
+    seen: set[int] = set()
+    stack = [agent]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(target for _, target, _ in handoff_targets(current) if target is not None)
+
+
+def _needs_approval(tool: Any) -> bool:
+    policy = getattr(tool, "needs_approval", False)
+    return bool(policy) or callable(policy)
+
+
+def _tool(tool: FunctionTool) -> Tool:
+    return Tool(
+        name=tool.name, description=tool.description or "", parameters=tool.params_json_schema
+    )
+
+
+def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
+    """The agents that run as tools of ``agent`` (or of its handoff targets) and stream as
+    subagents, once each by name."""
+    found: dict[str, SubagentInfo] = {}
+    for owner in _reachable(agent):
+        for tool in owner.tools:
+            inner = getattr(tool, "_agent_instance", None)
+            if inner is None or not streams_as_subagent(tool) or inner.name in found:
+                continue
+            description = inner.handoff_description or getattr(tool, "description", "") or None
+            found[inner.name] = SubagentInfo(name=inner.name, description=description)
+    return list(found.values())
+
+
+def agent_capabilities(
+    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+) -> AgentCapabilities:
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    # A tool switched off with ``is_enabled=False`` is never offered to the model.
+    tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
+    approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
+    settings = agent.model_settings
+    includes = [str(i) for i in (settings.response_include or [])] if settings else []
+    subagents = _subagents(agent)
+    return AgentCapabilities(
+        identity=IdentityCapabilities(
+            name=name or agent.name,
+            type="openai-agents",
+            description=description or None,
+        ),
+        transport=TransportCapabilities(streaming=True),
+        tools=ToolsCapabilities(
+            supported=True,
+            items=[_tool(tool) for tool in tools] or None,
+            parallel_calls=settings.parallel_tool_calls is not False if settings else True,
+            client_provided=True,
+        ),
+        state=StateCapabilities(snapshots=True, deltas=False),
+        multi_agent=MultiAgentCapabilities(
+            supported=bool(agent.handoffs or subagents),
+            delegation=bool(subagents) or None,
+            handoffs=bool(agent.handoffs),
+            subagents=subagents or None,
+        ),
+        reasoning=ReasoningCapabilities(
+            supported=True,
+            streaming=True,
+            encrypted="reasoning.encrypted_content" in includes,
+        ),
+        multimodal=MultimodalCapabilities(
+            input=MultimodalInputCapabilities(
+                image=True, audio=True, pdf=True, file=True, video=False
+            )
+        ),
+        human_in_the_loop=HumanInTheLoopCapabilities(
+            supported=True,
+            approvals=approvals,
+            interrupts=approvals,
+        ),
+        custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
+    )

@@ -1,0 +1,130 @@
+"""The package's loggers, and the thread and run ids on every record logged during a run.
+
+Every module logs to ``logging.getLogger(__name__)``, so all records come from the hierarchy
+under ``ag_ui_openai_agents`` (``ag_ui_openai_agents.server.endpoint``, ``.agent``, ``.translator``
+...). The package adds no handler except a ``NullHandler``: where records go is the
+application's choice.
+
+While a run is served, its ids live in a context variable. :class:`RunIdsFilter` copies them
+onto each record as ``record.thread_id`` and ``record.run_id`` (None outside a run). The
+endpoint puts that filter on the package's loggers; add it to one of your handlers to stamp
+the records of every logger (your tools', the SDK's) the same way::
+
+    handler = logging.StreamHandler()
+    handler.addFilter(RunIdsFilter())
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s %(run_id)s %(message)s"))
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "PACKAGE_LOGGER",
+    "RunIds",
+    "RunIdsFilter",
+    "context_with_run_ids",
+    "current_run_ids",
+    "install_run_ids_filter",
+    "run_ids",
+    "run_logger",
+]
+
+PACKAGE_LOGGER = "ag_ui_openai_agents"
+"""The name of the root of the package's logger hierarchy."""
+
+logging.getLogger(PACKAGE_LOGGER).addHandler(logging.NullHandler())
+
+
+@dataclass(frozen=True)
+class RunIds:
+    """The AG-UI ids of the run being served."""
+
+    thread_id: str
+    """``RunAgentInput.thread_id``."""
+    run_id: str
+    """``RunAgentInput.run_id``."""
+
+
+_current: contextvars.ContextVar[RunIds | None] = contextvars.ContextVar(
+    "ag_ui_openai_agents_run_ids", default=None
+)
+
+
+def current_run_ids() -> RunIds | None:
+    """The ids of the run the calling code belongs to, or None outside a run."""
+    return _current.get()
+
+
+@contextmanager
+def run_ids(thread_id: str, run_id: str) -> Iterator[RunIds]:
+    """Mark the code inside (and the tasks it starts) as belonging to one run.
+
+    For custom servers built on ``AGUITranslator``; enter and leave it in the same task.
+    """
+    ids = RunIds(thread_id, run_id)
+    token = _current.set(ids)
+    try:
+        yield ids
+    finally:
+        _current.reset(token)
+
+
+def context_with_run_ids(thread_id: str, run_id: str) -> contextvars.Context:
+    """A copy of the current context in which the run's ids are set (for a run's own task)."""
+    context = contextvars.copy_context()
+    context.run(_current.set, RunIds(thread_id, run_id))
+    return context
+
+
+class RunIdsFilter(logging.Filter):
+    """Add ``thread_id`` and ``run_id`` to every record (ids given in ``extra`` are kept)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        ids = _current.get()
+        if not hasattr(record, "run_id"):
+            record.run_id = ids.run_id if ids is not None else None
+        if not hasattr(record, "thread_id"):
+            record.thread_id = ids.thread_id if ids is not None else None
+        return True
+
+
+_FILTER = RunIdsFilter()
+_seen_loggers = -1
+
+
+def install_run_ids_filter() -> None:
+    """Put :class:`RunIdsFilter` on every logger of the package's hierarchy.
+
+    A filter on a logger sees only the records logged to that very logger, so each one gets
+    it. Cheap to call again: it looks at the loggers only when their number changed.
+    """
+    global _seen_loggers
+    registry = logging.Logger.manager.loggerDict
+    if len(registry) == _seen_loggers:
+        return
+    _seen_loggers = len(registry)
+    for name, candidate in list(registry.items()):
+        in_package = name == PACKAGE_LOGGER or name.startswith(PACKAGE_LOGGER + ".")
+        if not in_package or not isinstance(candidate, logging.Logger):
+            continue
+        if not any(isinstance(f, RunIdsFilter) for f in candidate.filters):
+            candidate.addFilter(_FILTER)
+
+
+class _RunLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """A logger whose records carry one run's ids, wherever they are logged from."""
+
+    def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, Any]:
+        kwargs["extra"] = {**(self.extra or {}), **kwargs.get("extra", {})}
+        return msg, kwargs
+
+
+def run_logger(logger: logging.Logger, ids: RunIds) -> logging.LoggerAdapter:  # type: ignore[type-arg]
+    """``logger`` with the run's ids on every record (for code outside the run's context)."""
+    return _RunLogger(logger, {"thread_id": ids.thread_id, "run_id": ids.run_id})

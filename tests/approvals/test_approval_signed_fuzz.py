@@ -1,0 +1,270 @@
+"""Fuzzed resume requests never run a tool without a valid signature.
+
+Hypothesis builds histories of tool calls (genuine, tampered, reformatted, invented) in the
+right or a wrong thread, and resume entries whose ids are genuine signed ids, plain call ids,
+mutated tokens, tokens of other calls or other keys, expired tokens or noise, with every kind of
+payload. The oracle knows which ids the server issued for which (thread, call, tool, arguments):
+a tool runs only for a call whose deciding entry approves with exactly such an id, and a request
+in which any deciding approval is not genuine runs nothing. Requests go through
+``resume_tool_calls`` and, fewer, through ``OpenAIAgentsAgent`` and the real runner (every
+stream checked). Derandomized, no example database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    AssistantMessage,
+    FunctionCall,
+    Message,
+    ResumeEntry,
+    RunAgentInput,
+    ToolCall,
+    UserMessage,
+)
+from agents import Agent, function_tool, set_tracing_disabled
+from agents.tool_context import ToolContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ag_ui_openai_agents import resume_tool_calls
+from ag_ui_openai_agents.approvals.resume import ApprovalSigner
+from ag_ui_openai_agents.approvals.signing import ApprovalSubject, canonical_arguments
+from support.signed_approvals import SECRET, make_instance, make_request
+
+set_tracing_disabled(True)
+
+NOW = 1_800_000_000.0
+THREAD = "thread-1"
+OTHER_THREAD = "thread-2"
+SIGNER = ApprovalSigner.from_secret(SECRET, 3600, clock=lambda: NOW)
+OTHER_KEY = ApprovalSigner.from_secret("other-secret-99999999999999", 3600, clock=lambda: NOW)
+OLD = ApprovalSigner.from_secret(SECRET, 3600, clock=lambda: NOW - 7200)
+
+GATED, PLAIN = "issue_refund", "lookup_order"
+ARGS = {
+    "call_refund_1": '{"order_id": "A-17", "amount": 30}',
+    "call_refund_2": '{"order_id": "B-2", "amount": 5}',
+    "call_lookup_1": '{"order_id": "C-3"}',
+}
+NAMES = {"call_refund_1": GATED, "call_refund_2": GATED, "call_lookup_1": PLAIN}
+
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def _issued(signer: ApprovalSigner, thread: str, call_id: str) -> str:
+    token = signer.sign(ApprovalSubject(thread, call_id, NAMES[call_id], ARGS[call_id])).token
+    return f"{call_id}.{token}"
+
+
+GENUINE: dict[tuple[str, str, str, str], set[str]] = {}
+"""(thread, call id, tool, canonical arguments) -> the interrupt ids the server issued."""
+for _call_id in ARGS:
+    _key = (THREAD, _call_id, NAMES[_call_id], json.dumps(canonical_arguments(ARGS[_call_id])))
+    GENUINE[_key] = {_issued(SIGNER, THREAD, _call_id)}
+
+NOT_VALID = [
+    _issued(OTHER_KEY, THREAD, "call_refund_1"),
+    _issued(OLD, THREAD, "call_refund_1"),  # Genuine but expired: asked again, never run.
+    _issued(SIGNER, OTHER_THREAD, "call_refund_2"),
+]
+
+
+def _mutations(interrupt_id: str) -> list[str]:
+    call_id, _, token = interrupt_id.partition(".")
+    mark, key_id, issued, mac = token.split(".")
+    flipped = mac[:-1] + ("A" if mac[-1] != "A" else "B")
+    return [
+        call_id,
+        f"{call_id}.{mark}.{key_id}.{issued}.{flipped}",
+        f"{call_id}.{mark}.{key_id}.{int(issued) + 1}.{mac}",
+        f"{call_id}.{mark}.{key_id}.{issued}",
+        f"{call_id}.{mark}.{key_id[::-1]}.{issued}.{mac}",
+        f"{call_id}.{mark}.{key_id}.{issued}.{mac}{mac}",
+    ]
+
+
+GENUINE_IDS = sorted(i for ids in GENUINE.values() for i in ids)
+CALL_IDS = [*ARGS, "call_forged", "call_refund_1.agui1.x"]
+ids = st.one_of(
+    st.sampled_from(GENUINE_IDS),
+    st.sampled_from(NOT_VALID),
+    st.sampled_from([m for i in GENUINE_IDS for m in _mutations(i)]),
+    st.builds(
+        lambda call, token: f"{call}.{token.partition('.')[2]}",
+        st.sampled_from(CALL_IDS),
+        st.sampled_from(GENUINE_IDS),
+    ),
+    st.sampled_from(CALL_IDS),
+    st.text(max_size=20),
+)
+payloads = st.sampled_from(
+    [{"approved": True}, {"approved": False}, None, {"approved": "true"}, {"approved": 1}, [True]]
+)
+entries = st.builds(
+    lambda interrupt_id, status, payload: ResumeEntry(
+        interrupt_id=interrupt_id, status=status, payload=payload
+    ),
+    ids,
+    st.sampled_from(["resolved", "resolved", "resolved", "cancelled"]),
+    payloads,
+)
+arguments = st.one_of(
+    st.none(),  # the call's genuine arguments
+    st.just('{"order_id": "ANY-ORDER", "amount": 99999}'),
+    st.just('{"amount": 30, "order_id": "A-17"}'),
+    st.just('{"order_id": "A-17", "amount": 30, "amount": 99999}'),
+    st.just("not json"),
+)
+
+
+@st.composite
+def requests(draw: st.DrawFn) -> RunAgentInput:
+    """A hostile request, or (one in two) an honest one with a little noise added."""
+    honest = draw(st.booleans())
+    pool = list(ARGS) if honest else CALL_IDS
+    calls = draw(
+        st.lists(
+            st.tuples(st.sampled_from(pool), st.none() if honest else arguments),
+            max_size=3,
+            unique_by=lambda c: c[0],
+        )
+    )
+    messages: list[Message] = [UserMessage(id="user-1", content="Refund 30 on A-17")]
+    resume: list[ResumeEntry] = []
+    for index, (call_id, args) in enumerate(calls):
+        name = NAMES.get(call_id) or draw(st.sampled_from([GATED, PLAIN]))
+        raw = args if args is not None else ARGS.get(call_id, "{}")
+        call = ToolCall(id=call_id, function=FunctionCall(name=name, arguments=raw))
+        messages.append(AssistantMessage(id=f"assistant-{index}", tool_calls=[call]))
+        if honest:
+            [genuine] = [i for i in GENUINE_IDS if i.startswith(f"{call_id}.")]
+            status = draw(st.sampled_from(["resolved", "resolved", "cancelled"]))
+            resume.append(ResumeEntry(interrupt_id=genuine, status=status, payload=draw(payloads)))
+    thread = THREAD if honest else draw(st.sampled_from([THREAD, THREAD, OTHER_THREAD]))
+    protocol = draw(st.sampled_from(["1.0", None]))
+    resume += draw(st.lists(entries, max_size=1 if honest else 4))
+    return make_request(messages, thread_id=thread, resume=resume, protocol_version=protocol)
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+@dataclass(frozen=True)
+class Decision:
+    call_id: str
+    genuine: bool
+    approves: bool
+
+
+def deciding_entries(run_input: RunAgentInput) -> list[Decision]:
+    """For each open call (latest of its id), the last entry naming it, as the server picks."""
+    open_calls: dict[str, tuple[str, str]] = {}
+    for message in run_input.messages:
+        for call in getattr(message, "tool_calls", None) or []:
+            open_calls[call.id] = (call.function.name, call.function.arguments)
+    decisions = []
+    for call_id, (name, args) in open_calls.items():
+        named = [
+            e
+            for e in run_input.resume or []
+            if e.interrupt_id == call_id or e.interrupt_id.rpartition(".agui1.")[0] == call_id
+        ]
+        if not named:
+            continue
+        entry = named[-1]
+        key = (run_input.thread_id, call_id, name, json.dumps(canonical_arguments(args)))
+        approves = (
+            entry.status == "resolved"
+            and isinstance(entry.payload, dict)
+            and entry.payload.get("approved") is True
+        )
+        decisions.append(Decision(call_id, entry.interrupt_id in GENUINE.get(key, set()), approves))
+    return decisions
+
+
+def check_runs(run_input: RunAgentInput, ran: list[str]) -> None:
+    decisions = deciding_entries(run_input)
+    allowed = {d.call_id for d in decisions if d.approves and d.genuine}
+    assert set(ran) <= allowed, f"ran {ran} without a valid signature"
+    if any(d.approves and not d.genuine for d in decisions):
+        assert ran == [], "a request with a refused approval ran a tool"
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def fuzz_agent(ran: list[str]) -> Agent[Any]:
+    @function_tool(name_override=GATED, needs_approval=True)
+    def issue_refund(ctx: ToolContext[Any], order_id: str, amount: float) -> str:
+        """Refund."""
+        ran.append(ctx.tool_call_id)
+        return "refunded"
+
+    @function_tool(name_override=PLAIN)
+    def lookup_order(ctx: ToolContext[Any], order_id: str) -> str:
+        """Look up an order (no approval needed)."""
+        ran.append(ctx.tool_call_id)
+        return "found"
+
+    return Agent(name="fuzz", instructions="Refund.", tools=[issue_refund, lookup_order])
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    package = logging.getLogger("ag_ui_openai_agents")
+    level = package.level
+    package.setLevel(logging.CRITICAL)
+    event_loop = asyncio.new_event_loop()
+    try:
+        yield event_loop
+    finally:
+        event_loop.close()
+        package.setLevel(level)
+
+
+COUNT = {"resume": 0, "wrapper": 0, "ran": 0}
+
+
+@settings(FUZZ, max_examples=400)
+@given(run_input=requests())
+def test_resume_never_runs_without_a_valid_signature(
+    loop: asyncio.AbstractEventLoop, run_input: RunAgentInput
+) -> None:
+    ran: list[str] = []
+    agent = fuzz_agent(ran)
+    loop.run_until_complete(resume_tool_calls(agent, run_input, approval_secret=SIGNER))
+    check_runs(run_input, ran)
+    COUNT["resume"] += 1
+    COUNT["ran"] += len(ran)
+
+
+@settings(FUZZ, max_examples=60)
+@given(run_input=requests())
+def test_wrapper_never_runs_without_a_valid_signature(
+    loop: asyncio.AbstractEventLoop, run_input: RunAgentInput
+) -> None:
+    instance = make_instance(SIGNER, name="fuzz")
+    loop.run_until_complete(instance.run(run_input))  # Checks the stream.
+    check_runs(run_input, [call_id for call_id, _ in instance.ledger])
+    COUNT["wrapper"] += 1
+
+
+def test_the_fuzz_exercised_genuine_runs() -> None:
+    """Guard against a fuzz that never lets anything run (then it would prove nothing)."""
+    if COUNT["resume"] == 0:
+        pytest.skip("run with the fuzz tests above")
+    assert COUNT["resume"] == 400 and COUNT["wrapper"] == 60
+    assert COUNT["ran"] > 20, COUNT

@@ -1,0 +1,380 @@
+"""Client tools: request-scoped proxies, and runs that stop when the model calls one."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import pickle
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    AssistantMessage,
+    FunctionCall,
+    Message,
+    Tool,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from agents import (
+    Agent,
+    FunctionTool,
+    FunctionToolResult,
+    RunContextWrapper,
+    StopAtTools,
+    ToolsToFinalOutputResult,
+    function_tool,
+    set_tracing_disabled,
+)
+from agents.stream_events import RunItemStreamEvent
+from agents.tool_context import ToolContext
+
+from ag_ui_openai_agents.inbound.client_tools import (
+    CLIENT_TOOL_PENDING_TEXT,
+    ClientToolCall,
+    ToolUseBehavior,
+    apply_tool_use_behavior,
+    client_tool_schema,
+    create_client_tool,
+    is_client_tool,
+    is_client_tool_output,
+    stop_at_client_tools,
+)
+from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
+from support.scripted import Call, Text, Turn, collect, run_streamed
+
+set_tracing_disabled(True)
+
+COLOR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "palette": {"type": "string", "enum": ["warm", "cold"]},
+        "count": {"type": "integer", "minimum": 1},
+        "extra": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    },
+    "required": ["palette"],
+    "additionalProperties": True,
+}
+
+backend_calls: list[str] = []
+
+
+@function_tool
+def get_time(city: str) -> str:
+    """Tell the time in a city."""
+    backend_calls.append(city)
+    return f"12:00 in {city}"
+
+
+def client_tools() -> list[FunctionTool]:
+    return AGUIToOpenAITranslator().translate_tools(
+        [
+            Tool(
+                name="pick_color", description="Ask the user for a color", parameters=COLOR_SCHEMA
+            ),
+            Tool(name="confirm", description="Ask the user to confirm"),
+        ]
+    )
+
+
+def request_agent(behavior: ToolUseBehavior = "run_llm_again") -> Agent[Any]:
+    """What a server does per request: clone the agent, add client tools, wrap the behaviour."""
+    base: Agent[Any] = Agent(name="planner", tools=[get_time], tool_use_behavior=behavior)
+    proxies = client_tools()
+    return base.clone(
+        tools=[*base.tools, *proxies],
+        tool_use_behavior=stop_at_client_tools(base.tool_use_behavior, [t.name for t in proxies]),
+    )
+
+
+async def outputs_of(result: Any) -> list[Any]:
+    events = await collect(result.stream_events())
+    return [
+        event.item
+        for event in events
+        if isinstance(event, RunItemStreamEvent) and event.name == "tool_output"
+    ]
+
+
+@pytest.fixture(autouse=True)
+def _reset_backend_calls() -> None:
+    backend_calls.clear()
+
+
+# --- proxies -----------------------------------------------------------------------------------
+
+
+def test_proxy_preserves_name_description_and_schema() -> None:
+    pick, confirm = client_tools()
+    assert isinstance(pick, FunctionTool)
+    assert (pick.name, pick.description) == ("pick_color", "Ask the user for a color")
+    assert pick.params_json_schema == COLOR_SCHEMA
+    assert pick.params_json_schema is not COLOR_SCHEMA
+    assert pick.strict_json_schema is False
+    assert confirm.params_json_schema == {"type": "object", "properties": {}}
+    assert is_client_tool(pick) and is_client_tool(confirm)
+    assert not is_client_tool(get_time)
+
+
+def test_schema_is_copied_not_shared() -> None:
+    schema = copy.deepcopy(COLOR_SCHEMA)
+    tool = create_client_tool("t", "d", schema)
+    schema["properties"]["palette"]["enum"].append("neon")
+    assert tool.params_json_schema == COLOR_SCHEMA
+
+
+@pytest.mark.parametrize(
+    ("parameters", "expected"),
+    [
+        (None, {"type": "object", "properties": {}}),
+        ({}, {"type": "object", "properties": {}}),
+        (json.dumps(COLOR_SCHEMA), COLOR_SCHEMA),
+        ("{not json", {"type": "object", "properties": {}}),
+        (["not", "an", "object"], {"type": "object", "properties": {}}),
+        ({"type": "object"}, {"type": "object"}),
+    ],
+)
+def test_client_schema_normalisation(parameters: Any, expected: dict[str, Any]) -> None:
+    assert client_tool_schema(parameters) == expected
+
+
+def test_duplicate_names_collapse_first_wins(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    tools = AGUIToOpenAITranslator().translate_tools(
+        [
+            Tool(name="pick", description="first", parameters={"type": "object"}),
+            Tool(name="other", description="x"),
+            Tool(name="pick", description="second"),
+        ]
+    )
+    assert [(t.name, t.description) for t in tools] == [("pick", "first"), ("other", "x")]
+    assert any("pick" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
+
+
+def test_unusable_client_tool_names_are_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    tools = AGUIToOpenAITranslator().translate_tools(
+        [
+            Tool(name="", description="nameless"),
+            Tool(name="web_search_call", description="clashes with a hosted call type"),
+            Tool(name="ok", description="fine"),
+        ]
+    )
+    assert [t.name for t in tools] == ["ok"]
+    assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 2
+
+
+async def test_proxy_returns_a_client_call_marker() -> None:
+    pick = client_tools()[0]
+    context = ToolContext(
+        context=None, tool_name="pick_color", tool_call_id="call_7", tool_arguments="{}"
+    )
+    output = await pick.on_invoke_tool(context, '{"palette": "warm"}')
+    assert is_client_tool_output(output)
+    assert isinstance(output, ClientToolCall)
+    assert (output.tool_name, output.call_id, output.arguments) == (
+        "pick_color",
+        "call_7",
+        '{"palette": "warm"}',
+    )
+    assert output == CLIENT_TOOL_PENDING_TEXT
+
+
+def test_marker_survives_copies_and_pickling() -> None:
+    marker = ClientToolCall("pick", "call_1", '{"a": 1}')
+    for clone in (copy.copy(marker), copy.deepcopy(marker), pickle.loads(pickle.dumps(marker))):
+        assert is_client_tool_output(clone)
+        assert (clone.tool_name, clone.call_id, clone.arguments) == ("pick", "call_1", '{"a": 1}')
+    assert json.dumps({"output": marker}) == json.dumps({"output": CLIENT_TOOL_PENDING_TEXT})
+
+
+@pytest.mark.parametrize("value", ["text", CLIENT_TOOL_PENDING_TEXT, None, 1, {"a": 1}])
+def test_ordinary_outputs_are_not_client_markers(value: Any) -> None:
+    assert not is_client_tool_output(value)
+
+
+# --- runs --------------------------------------------------------------------------------------
+
+
+async def test_client_schema_reaches_the_model() -> None:
+    result, model = run_streamed(request_agent(), "hi", turns=[Turn([Text("hello")])])
+    await collect(result.stream_events())
+    sent = {tool.name: tool for tool in model.calls[0].tools if isinstance(tool, FunctionTool)}
+    assert sent["pick_color"].params_json_schema == COLOR_SCHEMA
+    assert set(model.calls[0].tool_names) == {"get_time", "pick_color", "confirm"}
+
+
+async def test_client_tool_call_ends_the_run_unanswered() -> None:
+    result, model = run_streamed(
+        request_agent(),
+        "Pick a color",
+        turns=[Turn([Call("pick_color", {"palette": "warm"}, call_id="call_pick")])],
+    )
+    outputs = await outputs_of(result)
+    assert model.call_count == 1
+    assert result.is_complete
+    [output] = outputs
+    assert is_client_tool_output(output.output)
+    assert output.output.call_id == "call_pick"
+    assert json.loads(output.output.arguments) == {"palette": "warm"}
+    assert output.raw_item["call_id"] == "call_pick"
+    assert result.final_output == CLIENT_TOOL_PENDING_TEXT
+
+
+async def test_backend_tool_in_the_same_turn_still_runs() -> None:
+    result, model = run_streamed(
+        request_agent(),
+        "Time and color",
+        turns=[
+            Turn(
+                [
+                    Call("get_time", {"city": "Oslo"}, call_id="c_time"),
+                    Call("confirm", {}, call_id="c_ok"),
+                ]
+            )
+        ],
+    )
+    outputs = {item.raw_item["call_id"]: item.output for item in await outputs_of(result)}
+    assert model.call_count == 1
+    assert outputs["c_time"] == "12:00 in Oslo"
+    assert is_client_tool_output(outputs["c_ok"])
+    assert backend_calls == ["Oslo"]
+
+
+async def test_backend_only_turn_keeps_running_the_model() -> None:
+    result, model = run_streamed(
+        request_agent(),
+        "Time?",
+        turns=[Turn([Call("get_time", {"city": "Rome"})]), Turn([Text("It is noon.")])],
+    )
+    outputs = await outputs_of(result)
+    assert model.call_count == 2
+    assert [item.output for item in outputs] == ["12:00 in Rome"]
+    assert result.final_output == "It is noon."
+
+
+async def test_stop_at_tools_of_the_agent_still_applies() -> None:
+    result, model = run_streamed(
+        request_agent(StopAtTools(stop_at_tool_names=["get_time"])),
+        "Time?",
+        turns=[Turn([Call("get_time", {"city": "Rome"})]), Turn([Text("never")])],
+    )
+    await collect(result.stream_events())
+    assert model.call_count == 1
+    assert result.final_output == "12:00 in Rome"
+
+
+async def test_stop_on_first_tool_of_the_agent_still_applies() -> None:
+    result, model = run_streamed(
+        request_agent("stop_on_first_tool"),
+        "Time?",
+        turns=[Turn([Call("get_time", {"city": "Lima"})]), Turn([Text("never")])],
+    )
+    await collect(result.stream_events())
+    assert model.call_count == 1
+    assert result.final_output == "12:00 in Lima"
+
+
+async def test_callable_behaviour_of_the_agent_is_consulted_without_client_calls() -> None:
+    seen: list[list[str]] = []
+
+    async def decide(
+        context: RunContextWrapper[Any], results: list[FunctionToolResult]
+    ) -> ToolsToFinalOutputResult:
+        seen.append([r.tool.name for r in results])
+        return ToolsToFinalOutputResult(is_final_output=True, final_output="custom stop")
+
+    result, model = run_streamed(
+        request_agent(decide), "Time?", turns=[Turn([Call("get_time", {"city": "Oslo"})])]
+    )
+    await collect(result.stream_events())
+    assert result.final_output == "custom stop"
+    assert seen == [["get_time"]]
+
+    seen.clear()
+    result, model = run_streamed(
+        request_agent(decide), "Color?", turns=[Turn([Call("pick_color", {"palette": "cold"})])]
+    )
+    await collect(result.stream_events())
+    assert seen == []
+    assert model.call_count == 1
+
+
+async def test_client_answer_continues_the_conversation_next_request() -> None:
+    history: list[Message] = [
+        UserMessage(id="u-1", content="Pick a color"),
+        AssistantMessage(
+            id="a-1",
+            tool_calls=[
+                ToolCall(id="call_pick", function=FunctionCall(name="pick_color", arguments="{}"))
+            ],
+        ),
+        ToolMessage(id="call_pick-result", tool_call_id="call_pick", content="teal"),
+    ]
+    items = AGUIToOpenAITranslator().translate_messages(history)
+    result, model = run_streamed(request_agent(), items, turns=[Turn([Text("Teal it is.")])])
+    await collect(result.stream_events())
+    assert result.final_output == "Teal it is."
+    assert model.calls[0].input == [
+        {"role": "user", "content": "Pick a color"},
+        {"type": "function_call", "call_id": "call_pick", "name": "pick_color", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_pick", "output": "teal"},
+    ]
+
+
+# --- the wrapper itself ------------------------------------------------------------------------
+
+
+def test_no_client_tools_leaves_the_behaviour_untouched() -> None:
+    behavior: ToolUseBehavior = StopAtTools(stop_at_tool_names=["x"])
+    assert stop_at_client_tools(behavior, []) is behavior
+    assert stop_at_client_tools("run_llm_again", ()) == "run_llm_again"
+
+
+def result_of(tool: FunctionTool, output: Any) -> FunctionToolResult:
+    return FunctionToolResult(tool=tool, output=output, run_item=None)
+
+
+async def test_wrapper_recognises_markers_and_names() -> None:
+    wrapped = stop_at_client_tools("run_llm_again", ["pick_color"])
+    assert callable(wrapped)
+    pick = client_tools()[0]
+    context: RunContextWrapper[Any] = RunContextWrapper(context=None)
+    marker = ClientToolCall("pick_color", "c1", "{}")
+    by_marker = await apply_tool_use_behavior(
+        wrapped, context, [result_of(get_time, "t"), result_of(pick, marker)]
+    )
+    assert by_marker.is_final_output and by_marker.final_output is marker
+    by_name = await apply_tool_use_behavior(
+        wrapped, context, [result_of(pick, "guardrail replaced the output")]
+    )
+    assert by_name.is_final_output
+    backend = await apply_tool_use_behavior(wrapped, context, [result_of(get_time, "t")])
+    assert not backend.is_final_output
+
+
+async def test_apply_tool_use_behavior_matches_the_sdk_rules() -> None:
+    context: RunContextWrapper[Any] = RunContextWrapper(context=None)
+    results = [result_of(get_time, "first"), result_of(client_tools()[1], "second")]
+    assert not (await apply_tool_use_behavior("run_llm_again", context, results)).is_final_output
+    first = await apply_tool_use_behavior("stop_on_first_tool", context, results)
+    assert (first.is_final_output, first.final_output) == (True, "first")
+    named = await apply_tool_use_behavior(
+        StopAtTools(stop_at_tool_names=["confirm"]), context, results
+    )
+    assert (named.is_final_output, named.final_output) == (True, "second")
+    unnamed = await apply_tool_use_behavior(
+        StopAtTools(stop_at_tool_names=["zzz"]), context, results
+    )
+    assert not unnamed.is_final_output
+    assert not (await apply_tool_use_behavior("stop_on_first_tool", context, [])).is_final_output
+
+    def sync_decide(
+        _: RunContextWrapper[Any], rs: list[FunctionToolResult]
+    ) -> ToolsToFinalOutputResult:
+        return ToolsToFinalOutputResult(is_final_output=True, final_output=len(rs))
+
+    sync = await apply_tool_use_behavior(sync_decide, context, results)
+    assert (sync.is_final_output, sync.final_output) == (True, 2)
