@@ -27,7 +27,7 @@ from ag_ui.core import (
 )
 from agents import Agent, RunConfig, StopAtTools, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, TranslatedInput
+from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, TranslatedInput, use_run_scope
 from support.invariants import check_stream
 from support.runs import of_type, only, request, run_agui, user
 from support.scripted import (
@@ -234,4 +234,28 @@ async def test_a_consumer_slow_after_run_started_still_stops_the_run(
     events += [event async for event in stream]
     check_stream(events, run_input=run_input, pre_1_0=protocol_version is None)
     assert model.call_count == 1
+    assert_stopped_at_client_calls(events, protocol_version)
+
+
+@PROTOCOLS
+async def test_the_recipe_stops_inside_a_run_scope_with_subagents(
+    protocol_version: str | None,
+) -> None:
+    """With a run scope, the outer stream is read ahead; the stop must still come in time."""
+    run_input = request(user("Plan it"), tools=CLIENT_TOOLS, protocol_version=protocol_version)
+    translator = AGUITranslator()
+    translated = translator.to_openai(run_input)
+    agent = recipe(base_agent())(translated)
+    with use_run_scope(run_input.state) as scope:
+        result, model = run_streamed(
+            agent, translated.messages, turns=two_client_calls_and_a_backend_call()
+        )
+    stream = translator.to_agui(result, run_input, scope=scope)
+    events = [await stream.__anext__()]
+    for _ in range(500):  # a slow consumer: the read-ahead task runs on meanwhile
+        await asyncio.sleep(0)
+    events += [event async for event in stream]
+    check_stream(events, run_input=run_input, pre_1_0=protocol_version is None)
+    assert model.call_count == 1
+    assert weather_calls == ["Oslo"]
     assert_stopped_at_client_calls(events, protocol_version)
