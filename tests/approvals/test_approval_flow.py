@@ -66,6 +66,7 @@ from support.scripted import (
     Turn,
     TurnUsage,
 )
+from support.signed_approvals import approve, cancel, reject
 
 set_tracing_disabled(True)
 
@@ -160,18 +161,6 @@ def make_request(
         forwarded_props={},
         resume=list(resume) or None,
     )
-
-
-def approve(call_id: str) -> ResumeEntry:
-    return ResumeEntry(interrupt_id=call_id, status="resolved", payload={"approved": True})
-
-
-def reject(call_id: str) -> ResumeEntry:
-    return ResumeEntry(interrupt_id=call_id, status="resolved", payload={"approved": False})
-
-
-def cancel(call_id: str) -> ResumeEntry:
-    return ResumeEntry(interrupt_id=call_id, status="cancelled")
 
 
 # --------------------------------------------------------------------------- runs
