@@ -27,13 +27,13 @@ import math
 import statistics
 import time
 import tracemalloc
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
-from agents.stream_events import StreamEvent
+from agents.stream_events import RawResponsesStreamEvent, StreamEvent
 
 from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.outbound.builders import model_builder
@@ -55,6 +55,7 @@ __all__ = [
     "measure_memory",
     "measure_throughput",
     "plan_bound",
+    "replay_live",
     "time_bound",
     "time_floor",
     "time_total",
@@ -454,6 +455,10 @@ class MemoryResult:
     """Translation and SSE encoding with ``EventEncoder``."""
     fast_encode_peak: int = 0
     """Translation and SSE encoding with ``FastEventEncoder``, as the endpoint does."""
+    live_translate_peak: int = 0
+    """Translation alone of the live stream (:func:`replay_live`: every delta a new string)."""
+    live_fast_encode_peak: int = 0
+    """Translation and ``FastEventEncoder`` encoding of the live stream."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -465,16 +470,43 @@ class MemoryResult:
             "encode_ratio": self.encode_peak / self.text_bytes,
             "fast_encode_peak_bytes": self.fast_encode_peak,
             "fast_encode_ratio": self.fast_encode_peak / self.text_bytes,
+            "live_translate_peak_bytes": self.live_translate_peak,
+            "live_translate_ratio": self.live_translate_peak / self.text_bytes,
+            "live_fast_encode_peak_bytes": self.live_fast_encode_peak,
+            "live_fast_encode_ratio": self.live_fast_encode_peak / self.text_bytes,
         }
 
 
+async def replay_live(events: Sequence[StreamEvent]) -> AsyncIterator[StreamEvent]:
+    """Yield the recorded events as a live stream gives them: each delta a new string.
+
+    In a recording every delta string stays alive in its event, so whatever the translator
+    keeps of it costs nothing more. A live stream's deltas are fresh strings that only the
+    current event holds: here each delta event is copied around a new copy of its text, so
+    what the translator keeps of a delta is counted.
+    """
+    for event in events:
+        data = getattr(event, "data", None)
+        delta = getattr(data, "delta", None)
+        if type(delta) is str and delta and isinstance(event, RawResponsesStreamEvent):
+            fresh = "".join((delta, ""))  # a new string object with the same text
+            yield RawResponsesStreamEvent(data=data.model_copy(update={"delta": fresh}))
+        else:
+            yield event
+
+
 async def _peak(
-    events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder | None
+    events: Sequence[StreamEvent],
+    run_input: RunAgentInput,
+    encoder: EventEncoder | None,
+    *,
+    live: bool = False,
 ) -> int:
     gc.collect()
     tracemalloc.start()
+    stream = replay_live(events) if live else replay(events)
     try:
-        async for event in AGUITranslator().to_agui(replay(events), run_input):
+        async for event in AGUITranslator().to_agui(stream, run_input):
             if encoder is not None:
                 encoder.encode(event)
         return tracemalloc.get_traced_memory()[1]
@@ -495,4 +527,6 @@ async def measure_memory(
         translate_peak=await _peak(events, run_input, None),
         encode_peak=await _peak(events, run_input, EventEncoder()),
         fast_encode_peak=await _peak(events, run_input, FastEventEncoder()),
+        live_translate_peak=await _peak(events, run_input, None, live=True),
+        live_fast_encode_peak=await _peak(events, run_input, FastEventEncoder(), live=True),
     )

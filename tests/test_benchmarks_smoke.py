@@ -101,6 +101,9 @@ def test_linearity_and_memory_are_reported(results: dict[str, Any]) -> None:
     assert memory["translate_peak_bytes"] > 0
     assert memory["encode_peak_bytes"] > 0
     assert memory["fast_encode_peak_bytes"] > 0
+    assert memory["live_translate_peak_bytes"] > 0
+    assert memory["live_fast_encode_peak_bytes"] > 0
+    assert _finite(memory["live_fast_encode_ratio"])
     assert _finite(memory["translate_ratio"])
 
 

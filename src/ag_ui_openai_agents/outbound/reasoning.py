@@ -20,6 +20,7 @@ from ag_ui_openai_agents.outbound.windows import (
     ReasoningPart,
     ReasoningWindow,
     WindowBook,
+    pack_tail,
 )
 
 __all__ = ["ReasoningTranslation"]
@@ -158,7 +159,10 @@ class ReasoningTranslation:
         if window.parts:
             part = window.parts[-1]
             if not part.closed and part.index == index and part.kind == kind:
-                part.chunks.append(delta)
+                chunks = part.chunks
+                chunks.append(delta)
+                if len(chunks) >= part.pack_at:
+                    part.pack_at = pack_tail(chunks, part.pack_at)
                 return [_content_event(part.message_id, delta)]
         out = self._switch_part(window, (kind, index))
         part = window.parts[-1]

@@ -13,7 +13,7 @@ from ag_ui.core import (
 from agents.items import MessageOutputItem
 
 from ag_ui_openai_agents.outbound.builders import model_builder
-from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook
+from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook, pack_tail
 
 __all__ = ["TextTranslation", "chunks_join_to", "message_item_text"]
 
@@ -34,18 +34,19 @@ def message_item_text(item: Any) -> str:
     return "".join(pieces)
 
 
-def chunks_join_to(chunks: list[str], text: str, block: int = 1024) -> bool:
-    """Tell whether ``chunks`` concatenate to ``text``, comparing ``block`` chunks at a time.
+def chunks_join_to(chunks: list[str], text: str, packed: int = 0) -> bool:
+    """Tell whether ``chunks`` concatenate to ``text``, without building the concatenation.
 
-    Linear, at C speed, and without building the whole concatenation.
+    The first ``packed`` chunks are joins of ``PACK_EVERY`` deltas each (``pack_tail``) and are
+    compared one by one; the rest, fewer than ``PACK_EVERY`` short deltas, are joined once.
     """
     position = 0
-    for start in range(0, len(chunks), block):
-        piece = "".join(chunks[start : start + block])
-        if not text.startswith(piece, position):
+    for chunk in chunks[:packed]:
+        if not text.startswith(chunk, position):
             return False
-        position += len(piece)
-    return position == len(text)
+        position += len(chunk)
+    tail = "".join(chunks[packed:])
+    return len(tail) == len(text) - position and text.startswith(tail, position)
 
 
 class TextTranslation:
@@ -72,7 +73,10 @@ class TextTranslation:
             window = self._text_window_at(event.output_index, event.item_id)
         if window.closed:
             return []
-        window.chunks.append(delta)
+        chunks = window.chunks
+        chunks.append(delta)
+        if len(chunks) >= window.pack_at:
+            window.pack_at = pack_tail(chunks, window.pack_at)
         content = _content_event(window.message_id, delta)
         if window.opened:
             return [content]
@@ -126,7 +130,7 @@ class TextTranslation:
             out = self._open_text(window)
             window.chunks.append(full_text)
             out.append(_content_event(window.message_id, full_text))
-        elif full_text and chunks_join_to(window.chunks, full_text):
+        elif full_text and chunks_join_to(window.chunks, full_text, window.packed):
             # Keep the item's own text instead of every delta: one string the SDK holds anyway.
             window.chunks.clear()
             window.chunks.append(full_text)

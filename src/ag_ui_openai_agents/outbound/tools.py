@@ -23,6 +23,7 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
+    pack_tail,
     real_id,
     result_message_id,
 )
@@ -122,7 +123,10 @@ class ToolTranslation:
             return []
         if window.ended:
             return []
-        window.args.append(delta)
+        args = window.args
+        args.append(delta)
+        if len(args) >= window.pack_at:
+            window.pack_at = pack_tail(args, window.pack_at)
         return [_args_event(window.tool_call_id, delta)]
 
     def translate_function_call_arguments_done(self, event: Any) -> list[BaseEvent]:

@@ -17,6 +17,12 @@ pydantic refuses to encode) is handed to ``EventEncoder``, and so is any class w
 generated encoder (subclasses included). Before a class's encoder is used, a probe event with
 every scalar field set is encoded both ways; a class whose probe differs keeps the standard
 path.
+
+MESSAGES_SNAPSHOT carries every streamed text whole, so it is the largest line of a run and
+``EventEncoder`` holds it twice (pydantic's JSON, then the SSE line around it). When a
+message's content is long and needs no JSON escaping, the fast encoder has pydantic write the
+event around a short marker in its place and joins the marker's surroundings with the content
+itself: the line is built once, and the content is not copied on the way.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import operator
 import re
 import types
 import typing
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -35,10 +42,18 @@ from typing import Any, Literal, Union
 
 import ag_ui.core
 import annotated_types
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, MessagesSnapshotEvent
 from ag_ui.encoder import EventEncoder
+from pydantic import BaseModel
 
-__all__ = ["FastEventEncoder", "FieldPlan", "event_classes", "field_plans"]
+__all__ = [
+    "LARGE_CONTENT",
+    "FastEventEncoder",
+    "FieldPlan",
+    "encode_snapshot",
+    "event_classes",
+    "field_plans",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +63,11 @@ _SERIALIZER = "_omit_fields_without_value"
 """The one model serializer of ``ag_ui``'s base model: it drops omittable ``None`` values."""
 
 _has_surrogate = re.compile("[\ud800-\udfff]").search
+_needs_escape = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]').search
+"""What makes a JSON string differ from its text (or pydantic refuse it): quotes, backslashes,
+control characters, lone surrogates."""
+LARGE_CONTENT = 1 << 15
+"""Message contents this long (characters) or longer go into MESSAGES_SNAPSHOT uncopied."""
 Encode = Callable[[BaseEvent], "str | None"]
 
 
@@ -324,6 +344,59 @@ FAST_ENCODERS: dict[type[BaseEvent], Encode] = _fast_encoders()
 """The generated encoder of every event class that has one, by exact class."""
 
 
+def _large_contents(event: MessagesSnapshotEvent) -> dict[int, str]:
+    """The messages (by position) whose content is long enough to place uncopied, and safe to:
+    an exact ``str`` that JSON writes as it is."""
+    found: dict[int, str] = {}
+    messages = event.__dict__.get("messages")
+    if type(messages) is not list:
+        return found
+    for index, message in enumerate(messages):
+        if not isinstance(message, BaseModel):
+            continue
+        content = message.__dict__.get("content")
+        if type(content) is not str or len(content) < LARGE_CONTENT:
+            continue
+        if _needs_escape(content) is None:
+            found[index] = content
+    return found
+
+
+def encode_snapshot(event: MessagesSnapshotEvent) -> str | None:
+    """``EventEncoder``'s line for a snapshot holding long contents, built without copying
+    them twice; ``None`` when no content is long, when pydantic would warn about any value,
+    or when a marker is not found exactly once.
+
+    Pydantic writes the event with each long content replaced by a unique marker (whose JSON
+    is ``"<marker>"``, as the content's is ``"<content>"``); the line is then the pieces
+    between the markers joined with the contents.
+    """
+    large = _large_contents(event)
+    if not large:
+        return None
+    token = uuid.uuid4().hex
+    markers = {index: f"agui-{token}-{index}" for index in large}
+    messages = list(event.messages)  # a list of models: _large_contents checked
+    for index, marker in markers.items():
+        messages[index] = messages[index].model_copy(update={"content": marker})
+    try:
+        json = event.model_copy(update={"messages": messages}).model_dump_json(
+            by_alias=True, warnings="error"
+        )
+    except Exception:  # what EventEncoder would refuse or warn about: let it do so
+        return None
+    pieces: list[str] = []
+    rest = f"data: {json}\n\n"
+    for index, marker in markers.items():
+        quoted = f'"{marker}"'
+        head, found, rest = rest.partition(quoted)
+        if not found or quoted in rest:
+            return None
+        pieces += [head, '"', large[index], '"']
+    pieces.append(rest)
+    return "".join(pieces)
+
+
 class FastEventEncoder(EventEncoder):
     """A drop-in for ``EventEncoder``: the same constructor, content type and output.
 
@@ -344,4 +417,8 @@ class FastEventEncoder(EventEncoder):
             text = fast(event)
             if text is not None:
                 return text
+        elif type(event) is MessagesSnapshotEvent and self._fast:
+            line = encode_snapshot(event)
+            if line is not None:
+                return line
         return self._standard(event)
