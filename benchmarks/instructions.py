@@ -32,7 +32,15 @@ from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
 from ._support import run_input
-from .throughput import BoundPlan, bound_events, collect_agui, plan_bound
+from .throughput import (
+    BoundPlan,
+    Grouped,
+    bound_events,
+    collect_agui,
+    encode_interleaved,
+    group_produced,
+    plan_bound,
+)
 from .workloads import Workload, handoff_chain, long_answer, record, replay, tool_turns
 
 __all__ = ["main"]
@@ -42,7 +50,7 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "10 turns: reasoning + 3 tool calls + text": lambda: tool_turns(10),
     "handoff chain, 6 agents, 18 handoffs": lambda: handoff_chain(),
 }
-SIDES = ("engine", "total", "fast", "floor", "bound")
+SIDES = ("engine", "total", "fast", "floor", "interleaved", "bound")
 _UNDER_CALLGRIND = "AG_UI_BENCHMARK_UNDER_CALLGRIND"
 REPLAYS = 2
 
@@ -64,6 +72,7 @@ async def _replay_side(
     request: RunAgentInput,
     produced: Sequence[BaseEvent],
     plan: BoundPlan,
+    grouped: Grouped,
     encode: Callable[[BaseEvent], str],
 ) -> None:
     if side == "engine":
@@ -81,6 +90,8 @@ async def _replay_side(
             pass
         for out in produced:
             encode(out)
+    elif side == "interleaved":
+        await encode_interleaved(events, grouped, encode)
     else:
         async for out in bound_events(events, plan):
             encode(out)
@@ -92,6 +103,7 @@ async def _child(workload: str, side: str) -> None:
     request = run_input()
     produced = await collect_agui(events, request)
     plan = plan_bound(events, request, produced)
+    grouped = group_produced(events, request, produced)
     encode = EventEncoder().encode
     gc.collect()
     gc.freeze()
@@ -99,7 +111,7 @@ async def _child(workload: str, side: str) -> None:
     _instrument(True)
     try:
         for _ in range(REPLAYS):
-            await _replay_side(side, events, request, produced, plan, encode)
+            await _replay_side(side, events, request, produced, plan, grouped, encode)
     finally:
         _instrument(False)
         gc.enable()
@@ -151,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"fast {counts['fast']:8,.0f}  floor {counts['floor']:8,.0f}  "
             f"total/floor {counts['total'] / counts['floor']:.3f}  "
             f"fast/floor {counts['fast'] / counts['floor']:.3f}  "
+            f"interleaved/floor {counts['interleaved'] / counts['floor']:.3f}  "
             f"bound/floor {counts['bound'] / counts['floor']:.3f}",
             flush=True,
         )

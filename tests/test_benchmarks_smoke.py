@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.__main__ import Settings, run_benchmarks
 from benchmarks._support import run_input
-from benchmarks.throughput import bound_events, collect_agui, plan_bound
+from benchmarks.throughput import bound_events, collect_agui, group_produced, plan_bound
 from benchmarks.workloads import Workload, handoff_chain, long_answer, record, tool_turns
 
 
@@ -57,6 +57,7 @@ def test_throughput_covers_every_workload_with_finite_ratios(
             "ratio_per_repetition",
             "bound_us_per_event",
             "bound_ratio_per_repetition",
+            "interleaved_ratio_per_repetition",
             "fast_us_per_event",
             "fast_ratio_per_repetition",
         ):
@@ -81,6 +82,25 @@ def test_the_bound_yields_what_the_translator_yields(workload: Workload) -> None
     assert [type(event) for event in rebuilt] == [type(event) for event in translated]
     assert all(a is not b for a, b in zip(rebuilt, translated, strict=True))
     assert [_without_ids(e) for e in rebuilt] == [_without_ids(e) for e in translated]
+
+
+@pytest.mark.parametrize("workload", [long_answer(12), tool_turns(2), handoff_chain(3, 3)])
+def test_the_interleaved_floor_encodes_the_translation_in_order(workload: Workload) -> None:
+    """Each SDK event is followed by the very events the translator produced for it."""
+
+    async def grouped() -> tuple[list[Any], list[Any], Any]:
+        events = await record(workload)
+        request = run_input()
+        translated = await collect_agui(events, request)
+        return events, translated, group_produced(events, request, translated)
+
+    events, translated, (head, after) = asyncio.run(grouped())
+    assert len(after) == len(events)
+    flat = [*head, *(event for group in after for event in group)]
+    assert len(flat) == len(translated)
+    assert all(a is b for a, b in zip(flat, translated, strict=True))
+    assert [type(event).__name__ for event in head] == ["RunStartedEvent"]
+    assert type(after[-1][-1]).__name__ == "RunFinishedEvent"
 
 
 def _without_ids(event: Any) -> dict[str, Any]:
@@ -162,7 +182,7 @@ def test_results_files_are_written(results: dict[str, Any]) -> None:
         assert heading in report
 
 
-@pytest.mark.parametrize("side", ["engine", "total", "floor", "bound"])
+@pytest.mark.parametrize("side", ["engine", "total", "fast", "floor", "interleaved", "bound"])
 def test_the_instruction_count_child_replays_every_side(
     side: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

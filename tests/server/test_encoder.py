@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import warnings
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     CustomEvent,
     EventType,
@@ -23,15 +24,19 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
 from ag_ui_openai_agents import FastEventEncoder
 from ag_ui_openai_agents.server.encoder import (
     FAST_ENCODERS,
+    NESTED_EVENTS,
     _generate,
     _verified,
     event_classes,
     field_plans,
 )
+from ag_ui_openai_agents.server.model_json import plain_model
+from support.encoding import outcome
 from support.event_strategies import constructed_of, events_of, texts
 
 FIELDS_FILE = Path(__file__).parents[1] / "support" / "ag_ui_event_fields.json"
@@ -41,33 +46,48 @@ CLASSES = event_classes()
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def outcome(encoder: EventEncoder, event: BaseEvent) -> tuple[str, Any]:
-    """What encoding gives: the text, or the exception's type and message."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            text = encoder.encode(event)
-        except Exception as error:
-            return ("error", (type(error), str(error)))
-    return ("text", (text, [str(w.message) for w in caught]))
-
-
 def assert_identical(event: BaseEvent) -> None:
     fast, standard = outcome(FAST, event), outcome(STANDARD, event)
     assert fast == standard
 
 
+def _models_in(annotation: Any, found: dict[str, type[BaseModel]]) -> None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation.__name__ not in found:
+            found[annotation.__name__] = annotation
+            for info in annotation.model_fields.values():
+                _models_in(info.annotation, found)
+        return
+    for arg in typing.get_args(annotation):
+        _models_in(arg, found)
+
+
+def nested_models() -> list[type[BaseModel]]:
+    """Every model class reachable from an event's fields (messages, tool calls, usage…)."""
+    found: dict[str, type[BaseModel]] = {}
+    for cls in CLASSES:
+        for info in cls.model_fields.values():
+            _models_in(info.annotation, found)
+    return [found[name] for name in sorted(found) if found[name] not in CLASSES]
+
+
+def _fields(cls: type[BaseModel]) -> list[list[Any]]:
+    return [
+        [name, info.alias, str(info.annotation), info.is_required(), repr(info.default)]
+        for name, info in cls.model_fields.items()
+    ]
+
+
 def described() -> dict[str, Any]:
-    """What the fast path reads of every event class: its fields, their keys and kinds."""
+    """What the fast paths read of every event class and of every model inside one: fields,
+    their keys and kinds, and whether pydantic writes the model plainly."""
     result: dict[str, Any] = {}
+    for model in nested_models():
+        result[model.__name__] = {"fields": _fields(model), "plain": plain_model(model)}
     for cls in CLASSES:
         plans = field_plans(cls)
-        fields = [
-            [name, info.alias, str(info.annotation), info.is_required(), repr(info.default)]
-            for name, info in cls.model_fields.items()
-        ]
         result[cls.__name__] = {
-            "fields": fields,
+            "fields": _fields(cls),
             "fast": None
             if plans is None
             else [[p.key, p.omittable, list(p.kinds), [str(v) for v in p.literals]] for p in plans],
@@ -82,9 +102,11 @@ def render_fields() -> str:
 
 
 def test_the_models_are_the_ones_the_fast_path_was_checked_against() -> None:
-    # A new ag_ui release that adds, renames, reorders or retypes a field of any event fails
-    # here. Once the identity tests pass on it, record it again (from tests/):
-    #   uv run python -c "import test_encoder as t; t.FIELDS_FILE.write_text(t.render_fields())"
+    # A new ag_ui release that adds, renames, reorders or retypes a field of any event, or of
+    # any model inside one (messages, tool calls, usage), fails here. Once the identity tests
+    # pass on it, record it again (from tests/):
+    #   uv run python -c "import sys; sys.path.insert(0, 'server'); import test_encoder as t;
+    #   t.FIELDS_FILE.write_text(t.render_fields())"
     assert described() == json.loads(FIELDS_FILE.read_text())
 
 
@@ -94,6 +116,7 @@ def test_streamed_events_take_the_fast_path() -> None:
     for cls in (TextMessageContentEvent, ToolCallArgsEvent, ToolCallResultEvent, RunStartedEvent):
         assert cls in FAST_ENCODERS
     assert MessagesSnapshotEvent not in FAST_ENCODERS
+    assert MessagesSnapshotEvent in NESTED_EVENTS
     assert CustomEvent not in FAST_ENCODERS
 
 
@@ -110,8 +133,15 @@ def test_fast_path_does_not_call_pydantic(monkeypatch: pytest.MonkeyPatch) -> No
         'data: {"type":"TEXT_MESSAGE_START","timestamp":5,"messageId":"m1","role":"assistant"}'
     )
     assert encoder.encode(start) == expected + "\n\n"
-    with pytest.raises(AssertionError, match="MESSAGES_SNAPSHOT"):
-        encoder.encode(MessagesSnapshotEvent(messages=[]))
+    snapshot = MessagesSnapshotEvent(messages=[AssistantMessage(id="m1", content="Hi")])
+    assert encoder.encode(snapshot) == (
+        'data: {"type":"MESSAGES_SNAPSHOT","messages":'
+        '[{"id":"m1","role":"assistant","content":"Hi"}]}\n\n'
+    )
+    with pytest.raises(AssertionError, match="MESSAGES_SNAPSHOT"):  # a float: pydantic writes it
+        encoder.encode(
+            MessagesSnapshotEvent(messages=[AssistantMessage(id="m1", metadata={"score": 0.5})])
+        )
 
 
 def test_drop_in() -> None:

@@ -13,16 +13,15 @@ they hold ``None`` (the rule of ``ag_ui``'s base model: optional with a ``None``
 which values a field may be written as here (exact ``str``, ``int`` or ``bool`` values, and the
 members of a ``Literal``). An event whose values fall outside that (a dict, a list, a model, a
 float, a ``str`` subclass, an unset required field, extra fields, a lone surrogate, which
-pydantic refuses to encode) is handed to ``EventEncoder``, and so is any class without a
+pydantic refuses to encode) is handed on (see below), and so is any class without a
 generated encoder (subclasses included). Before a class's encoder is used, a probe event with
 every scalar field set is encoded both ways; a class whose probe differs keeps the standard
 path.
 
-MESSAGES_SNAPSHOT carries every streamed text whole, so it is the largest line of a run and
-``EventEncoder`` holds it twice (pydantic's JSON, then the SSE line around it). When a
-message's content is long and needs no JSON escaping, the fast encoder has pydantic write the
-event around a short marker in its place and joins the marker's surroundings with the content
-itself: the line is built once, and the content is not copied on the way.
+An event the generated encoder gives up on, and every class without one, is tried next by
+``model_json``, which writes nested models, lists and free JSON values (MESSAGES_SNAPSHOT,
+RUN_FINISHED with usage, CUSTOM, STATE_SNAPSHOT) under the same rules and places long texts
+in the line uncopied. Only what neither writes goes to ``EventEncoder``.
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ import operator
 import re
 import types
 import typing
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -41,16 +39,17 @@ from json.encoder import encode_basestring
 from typing import Any, Literal, Union
 
 import ag_ui.core
-import annotated_types
-from ag_ui.core import BaseEvent, MessagesSnapshotEvent
+from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
-from pydantic import BaseModel
+
+from ag_ui_openai_agents.server.model_json import model_writer, plain_model
 
 __all__ = [
-    "LARGE_CONTENT",
+    "FAST_ENCODERS",
+    "NESTED_EVENTS",
     "FastEventEncoder",
     "FieldPlan",
-    "encode_snapshot",
+    "encode_nested",
     "event_classes",
     "field_plans",
 ]
@@ -59,15 +58,8 @@ logger = logging.getLogger(__name__)
 
 _SSE_CONTENT_TYPE = "text/event-stream"
 _SCALARS: dict[Any, str] = {str: "str", int: "int", bool: "bool"}
-_SERIALIZER = "_omit_fields_without_value"
-"""The one model serializer of ``ag_ui``'s base model: it drops omittable ``None`` values."""
 
 _has_surrogate = re.compile("[\ud800-\udfff]").search
-_needs_escape = re.compile(r'[\x00-\x1f"\\\ud800-\udfff]').search
-"""What makes a JSON string differ from its text (or pydantic refuse it): quotes, backslashes,
-control characters, lone surrogates."""
-LARGE_CONTENT = 1 << 15
-"""Message contents this long (characters) or longer go into MESSAGES_SNAPSHOT uncopied."""
 Encode = Callable[[BaseEvent], "str | None"]
 
 
@@ -112,29 +104,13 @@ def _plan_field(name: str, info: Any) -> FieldPlan:
     return FieldPlan(name, key, omittable, tuple(kinds), tuple(literals))
 
 
-def _plain(cls: type[BaseEvent]) -> bool:
-    """Whether pydantic writes ``cls`` as its fields in order, with no code of the model's own
-    beyond the base model's ``None`` omission."""
-    decorators = cls.__pydantic_decorators__
-    if decorators.field_serializers or decorators.computed_fields:
-        return False
-    if set(decorators.model_serializers) != {_SERIALIZER}:
-        return False
-    for info in cls.model_fields.values():
-        if info.exclude or getattr(info, "exclude_if", None) is not None:
-            return False
-        if not all(isinstance(item, annotated_types.BaseMetadata) for item in info.metadata):
-            return False
-    return True
-
-
 def field_plans(cls: type[BaseEvent]) -> tuple[FieldPlan, ...] | None:
     """The fast-path plan of ``cls``, or ``None`` when it has none.
 
     A class has a plan when pydantic writes it plainly and each required field can hold a
     value written here; optional fields that cannot are fast only while they hold ``None``.
     """
-    if not _plain(cls):
+    if not plain_model(cls):
         return None
     plans = tuple(_plan_field(name, info) for name, info in cls.model_fields.items())
     if any(not plan.omittable and not (plan.kinds or plan.literals) for plan in plans):
@@ -344,70 +320,47 @@ FAST_ENCODERS: dict[type[BaseEvent], Encode] = _fast_encoders()
 """The generated encoder of every event class that has one, by exact class."""
 
 
-def _large_contents(event: MessagesSnapshotEvent) -> dict[int, str]:
-    """The messages (by position) whose content is long enough to place uncopied, and safe to:
-    an exact ``str`` that JSON writes as it is."""
-    found: dict[int, str] = {}
-    messages = event.__dict__.get("messages")
-    if type(messages) is not list:
-        return found
-    for index, message in enumerate(messages):
-        if not isinstance(message, BaseModel):
-            continue
-        content = message.__dict__.get("content")
-        if type(content) is not str or len(content) < LARGE_CONTENT:
-            continue
-        if _needs_escape(content) is None:
-            found[index] = content
-    return found
-
-
-def encode_snapshot(event: MessagesSnapshotEvent) -> str | None:
-    """``EventEncoder``'s line for a snapshot holding long contents, built without copying
-    them twice; ``None`` when no content is long, when pydantic would warn about any value,
-    or when a marker is not found exactly once.
-
-    Pydantic writes the event with each long content replaced by a unique marker (whose JSON
-    is ``"<marker>"``, as the content's is ``"<content>"``); the line is then the pieces
-    between the markers joined with the contents.
-    """
-    large = _large_contents(event)
-    if not large:
+def encode_nested(event: BaseEvent) -> str | None:
+    """``EventEncoder``'s line for an event with nested models, lists or JSON values, written
+    by ``model_json``; ``None`` when some value is not one it writes."""
+    out = ["data: "]
+    if not model_writer(type(event)) or not _write_event(event, out):
         return None
-    token = uuid.uuid4().hex
-    markers = {index: f"agui-{token}-{index}" for index in large}
-    messages = list(event.messages)  # a list of models: _large_contents checked
-    for index, marker in markers.items():
-        messages[index] = messages[index].model_copy(update={"content": marker})
-    try:
-        json = event.model_copy(update={"messages": messages}).model_dump_json(
-            by_alias=True, warnings="error"
-        )
-    except Exception:  # what EventEncoder would refuse or warn about: let it do so
-        return None
-    pieces: list[str] = []
-    rest = f"data: {json}\n\n"
-    for index, marker in markers.items():
-        quoted = f'"{marker}"'
-        head, found, rest = rest.partition(quoted)
-        if not found or quoted in rest:
-            return None
-        pieces += [head, '"', large[index], '"']
-    pieces.append(rest)
-    return "".join(pieces)
+    out.append("\n\n")
+    line = "".join(out)
+    if line.isascii() or _has_surrogate(line) is None:
+        return line
+    return None
+
+
+def _write_event(event: BaseEvent, out: list[str]) -> bool:
+    writer = model_writer(type(event))
+    return writer is not None and writer(event, out)
+
+
+def _nested_events() -> frozenset[type[BaseEvent]]:
+    """The event classes ``model_json`` can write: those without a generated encoder, and
+    the events of the others that it gives up on (RUN_FINISHED with usage, …)."""
+    return frozenset(cls for cls in event_classes() if model_writer(cls) is not None)
+
+
+NESTED_EVENTS: frozenset[type[BaseEvent]] = _nested_events()
+"""Event classes written by ``model_json`` when their values allow (MESSAGES_SNAPSHOT, …)."""
 
 
 class FastEventEncoder(EventEncoder):
     """A drop-in for ``EventEncoder``: the same constructor, content type and output.
 
-    ``encode`` writes events whose values are plain strings, integers and booleans itself and
-    passes every other event to ``EventEncoder.encode``; the result is byte for byte the same.
+    ``encode`` writes events whose values are strings, integers, booleans, models, lists and
+    JSON values made of those itself, and passes every other event (a float, a subclass, an
+    extra field, …) to ``EventEncoder.encode``; the result is byte for byte the same.
     """
 
     def __init__(self, accept: str | None = None) -> None:
         super().__init__(accept)  # type: ignore[arg-type]
         fast = super().get_content_type() == _SSE_CONTENT_TYPE
         self._fast: dict[type[BaseEvent], Encode] = FAST_ENCODERS if fast else {}
+        self._nested: frozenset[type[BaseEvent]] = NESTED_EVENTS if fast else frozenset()
         self._standard = super().encode
 
     def encode(self, event: BaseEvent) -> str:
@@ -417,8 +370,8 @@ class FastEventEncoder(EventEncoder):
             text = fast(event)
             if text is not None:
                 return text
-        elif type(event) is MessagesSnapshotEvent and self._fast:
-            line = encode_snapshot(event)
+        if type(event) in self._nested:
+            line = encode_nested(event)
             if line is not None:
                 return line
         return self._standard(event)
