@@ -6,7 +6,7 @@ around it) gives the same number on every run, so two versions of the engine can
 compared exactly. Instructions are not time: they ignore cache misses, which a streaming
 adapter suffers more than the floor (see README.md), so the time ratios stay the reference.
 
-    uv run python -m benchmarks.instructions            # needs valgrind; about four minutes
+    uv run python -m benchmarks.instructions            # needs valgrind; about nine minutes
 
 Each workload and side runs in its own ``valgrind --tool=callgrind`` child process.
 """

@@ -215,10 +215,11 @@ def markdown_report(data: dict[str, Any]) -> str:
         length = f" for the total to last about {seconds} s" if seconds else ""
         note = (
             f"Each sample sums enough replays{length} (replays per sample, by row: {loops}); "
-            "the replays of floor, total (to_agui + EventEncoder), fast total (to_agui + "
-            "FastEventEncoder) and bound are interleaved one by one. Bound: the same "
-            "events freshly built and yielded after each SDK event, with no translating (see "
-            "benchmarks/README.md)."
+            "the replays of floor, interleaved floor, total (to_agui + EventEncoder), fast "
+            "total (to_agui + FastEventEncoder) and bound alternate one by one. Interleaved: "
+            "the floor's work in the stream's order (after each SDK event, the encoding of "
+            "its events). Bound: the same events freshly built and yielded after each SDK "
+            "event, with no translating (see benchmarks/README.md)."
         )
         parts += [
             "## Translator throughput",
