@@ -323,19 +323,15 @@ FAST_ENCODERS: dict[type[BaseEvent], Encode] = _fast_encoders()
 def encode_nested(event: BaseEvent) -> str | None:
     """``EventEncoder``'s line for an event with nested models, lists or JSON values, written
     by ``model_json``; ``None`` when some value is not one it writes."""
+    writer = model_writer(type(event))
     out = ["data: "]
-    if not model_writer(type(event)) or not _write_event(event, out):
+    if writer is None or not writer(event, out):
         return None
     out.append("\n\n")
     line = "".join(out)
     if line.isascii() or _has_surrogate(line) is None:
         return line
     return None
-
-
-def _write_event(event: BaseEvent, out: list[str]) -> bool:
-    writer = model_writer(type(event))
-    return writer is not None and writer(event, out)
 
 
 def _nested_events() -> frozenset[type[BaseEvent]]:

@@ -65,34 +65,36 @@ def plain_model(cls: type[BaseModel]) -> bool:
     return True
 
 
-def write_str(value: str, out: list[str]) -> None:
+def write_str(value: str, out: list[str]) -> bool:
     """A JSON string; a long one needing no escape is placed as it is, between quotes."""
     if len(value) >= LARGE_CONTENT and _needs_escape(value) is None:
         out += ('"', value, '"')
     else:
         out.append(_q(value))
+    return True
+
+
+def _write_int(value: int, out: list[str]) -> bool:
+    if value not in _INT_RANGE:
+        return False
+    out.append(int.__repr__(value))
+    return True
+
+
+def _write_bool(value: bool, out: list[str]) -> bool:
+    out.append("true" if value else "false")
+    return True
+
+
+def _write_null(value: None, out: list[str]) -> bool:
+    out.append("null")
+    return True
 
 
 def write_json(value: Any, out: list[str]) -> bool:
     """A free JSON value as pydantic infers it (see the module docstring for what is kept)."""
-    kind = type(value)
-    if kind is str:
-        write_str(value, out)
-    elif kind is bool:
-        out.append("true" if value else "false")
-    elif kind is int:
-        if value not in _INT_RANGE:
-            return False
-        out.append(int.__repr__(value))
-    elif value is None:
-        out.append("null")
-    elif kind is dict:
-        return _write_object(value, out)
-    elif kind is list:
-        return _write_items(value, out, write_json)
-    else:
-        return False
-    return True
+    writer = _JSON_WRITERS.get(type(value))
+    return writer is not None and writer(value, out)
 
 
 def _write_object(value: dict[Any, Any], out: list[str]) -> bool:
@@ -118,6 +120,18 @@ def _write_items(value: list[Any], out: list[str], write: Write) -> bool:
             return False
     out.append("]")
     return True
+
+
+_JSON_WRITERS: dict[type, Write] = {
+    str: write_str,
+    bool: _write_bool,
+    int: _write_int,
+    type(None): _write_null,
+    dict: _write_object,
+    list: lambda value, out: _write_items(value, out, write_json),
+}
+"""The writer of each exact type a free JSON value may hold."""
+_SCALARS: dict[Any, Write] = {str: write_str, int: _write_int, bool: _write_bool}
 
 
 class _Kinds:
@@ -148,26 +162,6 @@ def _literal_writer(values: tuple[Any, ...]) -> dict[type, Write]:
     return dict.fromkeys(kinds, write)
 
 
-def _write_str(value: str, out: list[str]) -> bool:
-    write_str(value, out)
-    return True
-
-
-def _write_int(value: int, out: list[str]) -> bool:
-    if value not in _INT_RANGE:
-        return False
-    out.append(int.__repr__(value))
-    return True
-
-
-def _write_bool(value: bool, out: list[str]) -> bool:
-    out.append("true" if value else "false")
-    return True
-
-
-_SCALARS: dict[Any, Write] = {str: _write_str, int: _write_int, bool: _write_bool}
-
-
 def _add_member(kinds: _Kinds, member: Any) -> None:
     origin = typing.get_origin(member)
     if origin is typing.Annotated:
@@ -183,11 +177,10 @@ def _add_member(kinds: _Kinds, member: Any) -> None:
         kinds.by_type[member] = _SCALARS[member]
     elif member is Any:
         kinds.nullable = True
-        for kind in (str, bool, int, dict, list):
-            kinds.by_type[kind] = write_json
+        kinds.by_type.update({k: w for k, w in _JSON_WRITERS.items() if k is not type(None)})
     elif origin is dict and typing.get_args(member)[:1] == (str,):
         if typing.get_args(member)[1] is Any:
-            kinds.by_type[dict] = write_json
+            kinds.by_type[dict] = _write_object
     elif origin is list:
         inner = _kinds_of(typing.get_args(member)[0])
         kinds.by_type[list] = lambda value, out: _write_items(value, out, inner.write)
