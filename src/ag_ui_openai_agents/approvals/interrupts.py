@@ -16,6 +16,7 @@ from ag_ui_openai_agents.approvals.signing import (
     ApprovalSubject,
     signed_interrupt_id,
 )
+from ag_ui_openai_agents.outbound.windows import item_field as _field
 
 __all__ = [
     "APPROVAL_RESPONSE_SCHEMA",
@@ -120,8 +121,3 @@ def parse_arguments(arguments: str) -> Any:
         return json.loads(arguments)
     except (TypeError, ValueError):
         return arguments
-
-
-def _field(raw: Any, name: str) -> Any:
-    """Read a field of a raw SDK item that may be a model or a dict."""
-    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)

@@ -82,9 +82,7 @@ class ReasoningTranslation:
         if part is None:
             return []
         out = self._part_text(part, event) if not part.chunks else []
-        part.closed = True
-        out.append(_message_end_event(part.message_id))
-        return out
+        return out + self._close_part(part)
 
     def translate_reasoning_text_done(self, event: Any) -> list[BaseEvent]:
         """``reasoning_summary_text.done``: the part's full text, sent only if nothing streamed."""

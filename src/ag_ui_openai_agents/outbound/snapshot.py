@@ -17,7 +17,6 @@ from ag_ui.core import (
 
 from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.replay import (
-    METADATA_KEY,
     hosted_artefact,
     part_metadata,
     replay_metadata,
@@ -90,7 +89,7 @@ def _reasoning(window: ReasoningWindow) -> list[Message]:
     """
     info = window.replay
     first = replay_metadata(info, part=window.parts[0].kind if window.parts else "summary")
-    item_id = info.item_id if first is not None and "id" in first[METADATA_KEY] else None
+    item_id = info.item_id if info.positioned else None
     messages: list[Message] = []
     for index, part in enumerate(window.parts):
         messages.append(

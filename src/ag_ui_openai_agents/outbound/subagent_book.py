@@ -33,6 +33,7 @@ from agents.stream_events import StreamEvent
 from agents.tool import default_tool_error_function
 
 from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow, real_id
+from ag_ui_openai_agents.outbound.windows import item_field as _field
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
@@ -52,10 +53,6 @@ _CLOSED_WITH_RUN: dict[str, tuple[str, str]] = {
 # The text the SDK gives the model when an agent tool fails with the default error function.
 _SDK_FAILURE_TEXT = str(default_tool_error_function(None, Exception()))  # type: ignore[arg-type]
 _MODEL_FAILURES = frozenset({"response.failed", "response.incomplete", "error"})
-
-
-def _field(item: Any, name: str) -> Any:
-    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
 @dataclass(eq=False)

@@ -27,6 +27,7 @@ from ag_ui_openai_agents.outbound.windows import (
     real_id,
     result_message_id,
 )
+from ag_ui_openai_agents.outbound.windows import item_field as _field
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
 
@@ -51,12 +52,6 @@ _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {
     "tool_search_call": ("arguments",),
     "program": ("code",),
 }
-
-
-def _field(item: Any, name: str) -> Any:
-    if isinstance(item, dict):
-        return item.get(name)
-    return getattr(item, name, None)
 
 
 def _plain(value: Any) -> Any:

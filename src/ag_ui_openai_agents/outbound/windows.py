@@ -47,7 +47,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
 
@@ -63,6 +63,7 @@ __all__ = [
     "ToolCallWindow",
     "ToolResult",
     "WindowBook",
+    "item_field",
     "pack_tail",
     "real_id",
     "result_message_id",
@@ -100,6 +101,11 @@ def result_message_id(call_id: str, taken: set[str]) -> str:
         message_id = f"{call_id}-result-{n}"
     taken.add(message_id)
     return message_id
+
+
+def item_field(item: Any, name: str) -> Any:
+    """A field of a raw SDK item, which may be a model or a dict (None when absent)."""
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
 def real_id(value: object) -> str | None:
