@@ -23,7 +23,7 @@ APP_VARIABLE = "AG_UI_BENCHMARK_APP"
 
 def create_app() -> Any:
     """The app of ``$AG_UI_BENCHMARK_APP`` (``module:factory``), encoding with EventEncoder."""
-    # The endpoint looks its encoder class up when a request comes in.
-    setattr(ag_ui_openai_agents.server.endpoint, "FastEventEncoder", EventEncoder)  # noqa: B010
+    # The endpoint makes each request's encoder with ``make_encoder``, looked up per request.
+    ag_ui_openai_agents.server.endpoint.make_encoder = lambda accept: EventEncoder(accept=accept)
     module, _, factory = os.environ[APP_VARIABLE].partition(":")
     return getattr(importlib.import_module(module), factory)()

@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ag_ui_openai_agents.approvals.resume import APPROVAL_SECRET_ENV
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
 from agents import RunConfig
 
 from demo_model import offline_run_config
@@ -53,8 +53,7 @@ def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[
     Without them, one is generated for this process: fine for one process, but every process of
     a multi-process deployment must share the secret, so the log says to set it.
     """
-    env = os.environ if environ is None else environ
-    listed = tuple(s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",") if s.strip())
+    listed = tuple(approval_secrets_from_env(environ))
     if listed:
         return listed
     logger.warning(

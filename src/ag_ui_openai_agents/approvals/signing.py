@@ -37,6 +37,7 @@ __all__ = [
     "ApprovalSigner",
     "ApprovalSubject",
     "SignatureCheck",
+    "approval_secrets_from_env",
     "approval_signer",
     "canonical_arguments",
     "signed_interrupt_id",
@@ -283,9 +284,13 @@ def approval_signer(
     if secret is not None and not isinstance(secret, (str, bytes)) and len(secret) == 0:
         return None
     if secret is None:
-        env = os.environ if environ is None else environ
-        listed = [s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",")]
-        secret = [s for s in listed if s]
+        secret = approval_secrets_from_env(environ)
         if not secret:
             return None
     return ApprovalSigner.from_secret(secret, max_age)
+
+
+def approval_secrets_from_env(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The secrets :data:`APPROVAL_SECRET_ENV` lists (comma-separated, first signs; [] if unset)."""
+    env = os.environ if environ is None else environ
+    return [s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",") if s.strip()]

@@ -42,7 +42,7 @@ import ag_ui.core
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 
-from ag_ui_openai_agents.server.model_json import model_writer, plain_model
+from ag_ui_openai_agents.server.model_json import model_writer, omittable, plain_model, wire_key
 
 __all__ = [
     "FAST_ENCODERS",
@@ -99,9 +99,7 @@ def _plan_field(name: str, info: Any) -> FieldPlan:
                 literals.extend(values)
         elif member in _SCALARS:
             kinds.append(_SCALARS[member])
-    key = info.serialization_alias or info.alias or name
-    omittable = not info.is_required() and info.default is None
-    return FieldPlan(name, key, omittable, tuple(kinds), tuple(literals))
+    return FieldPlan(name, wire_key(name, info), omittable(info), tuple(kinds), tuple(literals))
 
 
 def field_plans(cls: type[BaseEvent]) -> tuple[FieldPlan, ...] | None:

@@ -34,7 +34,14 @@ from typing import Any, Literal, Union
 import annotated_types
 from pydantic import BaseModel
 
-__all__ = ["LARGE_CONTENT", "model_writer", "plain_model", "write_json"]
+__all__ = [
+    "LARGE_CONTENT",
+    "model_writer",
+    "omittable",
+    "plain_model",
+    "wire_key",
+    "write_json",
+]
 
 Write = Callable[[Any, list[str]], bool]
 """Append a value's JSON to the pieces; ``False``: it cannot be written here."""
@@ -63,6 +70,16 @@ def plain_model(cls: type[BaseModel]) -> bool:
         if not all(isinstance(item, annotated_types.BaseMetadata) for item in info.metadata):
             return False
     return True
+
+
+def wire_key(name: str, info: Any) -> str:
+    """A field's key as ``model_dump_json(by_alias=True)`` writes it."""
+    return str(info.serialization_alias or info.alias or name)
+
+
+def omittable(info: Any) -> bool:
+    """Whether ``ag_ui``'s base model leaves the field out when it holds ``None``."""
+    return not info.is_required() and info.default is None
 
 
 def write_str(value: str, out: list[str]) -> bool:
@@ -185,7 +202,7 @@ def _add_member(kinds: _Kinds, member: Any) -> None:
         inner = _kinds_of(typing.get_args(member)[0])
         kinds.by_type[list] = lambda value, out: _write_items(value, out, inner.write)
     elif isinstance(member, type) and issubclass(member, BaseModel):
-        kinds.by_type[member] = lambda value, out: _write_model(value, out)
+        kinds.by_type[member] = _write_model
 
 
 def _kinds_of(annotation: Any) -> _Kinds:
@@ -201,17 +218,16 @@ _PLANS: dict[type, tuple[_Field, ...] | None] = {}
 
 def _plan(cls: type[BaseModel]) -> tuple[_Field, ...] | None:
     """The fields of ``cls`` as pydantic writes them, or None when its writing has code of its
-    own beyond ``ag_ui``'s omission of ``None`` (checked by ``server/encoder.py``)."""
+    own beyond ``ag_ui``'s omission of ``None`` (``plain_model``)."""
     if cls in _PLANS:
         return _PLANS[cls]
-    _PLANS[cls] = None  # a model that contains itself is written by the plan being made
     if not plain_model(cls):
+        _PLANS[cls] = None
         return None
     fields: list[_Field] = []
     for name, info in cls.model_fields.items():
-        key = info.serialization_alias or info.alias or name
-        omittable = not info.is_required() and info.default is None
-        fields.append((name, _q(key) + ":", omittable, _kinds_of(info.annotation)))
+        key = _q(wire_key(name, info)) + ":"
+        fields.append((name, key, omittable(info), _kinds_of(info.annotation)))
     plan = _PLANS[cls] = tuple(fields)
     return plan
 
