@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 from agents import Agent, function_tool
-from test_endpoint import app_with, wrapper_for
-from test_replay import EVERY_KIND
 
 from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import (
@@ -26,6 +24,8 @@ from support.e2e import (
     serve_app,
     turn_errors,
 )
+from support.http import app_with, wrapper_for
+from support.replay_turns import EVERY_KIND
 from support.scripted import ScriptedResponsesModel, Text, Turn
 
 

@@ -34,7 +34,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
     wheel = next(dist.glob("*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"ag_ui_openai_agents/{p.name}" for p in PACKAGE.glob("*.py")}
+    expected = {p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py")}
     assert expected <= names
     assert "ag_ui_openai_agents/py.typed" in names
     metadata = (

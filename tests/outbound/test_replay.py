@@ -18,8 +18,9 @@ from ag_ui_openai_agents.outbound.replay import (
     read_replay,
     replay_metadata,
 )
+from support.replay_turns import EVERY_KIND
 from support.runs import request, run_agui, user
-from support.scripted import Call, Hosted, Reasoning, Text, Turn
+from support.scripted import Text, Turn
 
 set_tracing_disabled(True)
 
@@ -121,31 +122,6 @@ def test_hosted_artefact_is_the_provider_item_as_compact_json() -> None:
 
 
 # --- a whole conversation on the scripted model ------------------------------------------------
-
-EVERY_KIND = [
-    Turn(
-        [
-            Hosted("mcp_list_tools", tools=[]),
-            Reasoning(
-                summary=["One.", "Two.", "Three.", "Four."],
-                encrypted="gA-done-1",
-                encrypted_added="gA-add",
-                encrypted_completed="gA-fin-1",
-            ),
-            Text("Checking.", phase="commentary"),
-            Call("lookup", {"topic": "ag-ui"}),
-            Reasoning(summary=["Search too."], encrypted="gA-done-2"),
-            Hosted("web_search_call", query="ag-ui"),
-        ]
-    ),
-    Turn(
-        [
-            Hosted("compaction", encrypted_content="gA-compact"),
-            Reasoning(summary=["Answer now."], text=["raw"], encrypted="gA-done-3"),
-            Text("It is a protocol.", phase="final_answer"),
-        ]
-    ),
-]
 
 
 def _replayable(item: Any) -> dict[str, Any]:

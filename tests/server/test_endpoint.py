@@ -25,20 +25,20 @@ from ag_ui.core import (
     Tool,
     UserMessage,
 )
-from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
+from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.models.interface import Model, ModelProvider
 from fastapi import FastAPI
 
 import ag_ui_openai_agents
 import ag_ui_openai_agents.agent as agent_module
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.agent import SETUP_ERROR_MESSAGE
 from support.e2e import serve_app
+from support.http import app_with, asgi_client, wrapper_for
 from support.invariants import check_stream, parse_sse
 from support.scripted import (
     Call,
     RecordedCall,
-    ScriptedProvider,
     ScriptedResponsesModel,
     Text,
     Turn,
@@ -76,28 +76,6 @@ def body_of(run_input: RunAgentInput) -> dict[str, Any]:
     """The request body an AG-UI client sends (camelCase keys)."""
     data: dict[str, Any] = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
     return data
-
-
-def wrapper_for(
-    agent: Agent[Any], model: Model | None = None, *, provider: ModelProvider | None = None,
-    **options: Any,
-) -> OpenAIAgentsAgent:  # fmt: skip
-    chosen = (
-        provider if provider is not None else ScriptedProvider(model or ScriptedResponsesModel())
-    )
-    return OpenAIAgentsAgent(
-        agent, run_config=RunConfig(model_provider=chosen, tracing_disabled=True), **options
-    )
-
-
-def app_with(wrapper: OpenAIAgentsAgent, path: str = "/agent", **options: Any) -> FastAPI:
-    app = FastAPI()
-    add_openai_agents_fastapi_endpoint(app, wrapper, path, **options)
-    return app
-
-
-def asgi_client(app: FastAPI) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
 
 
 def read_stream(response: httpx.Response, run_input: RunAgentInput) -> list[BaseEvent]:

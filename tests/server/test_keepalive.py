@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import EventType
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ag_ui_openai_agents.server.endpoint import KEEPALIVE_COMMENT
@@ -260,19 +259,6 @@ def test_a_real_server_writes_keepalives_only_while_the_tool_is_silent(slow_serv
     assert sequence[0] == "RUN_STARTED"
     assert sequence[-1] == "RUN_FINISHED"
     check_stream(parse_sse(response.text))
-
-
-def test_keepalive_none_writes_no_comment(tmp_path: Path) -> None:
-    extra = {"PRODUCTION_APP_KEEPALIVE": "none", "PRODUCTION_APP_TOOL_SECONDS": "0.6"}
-    envs = {"quiet": server_env("PRODUCTION_APP_NAME", "quiet", extra)}
-    with (
-        server_processes("support.production_app:app", ("quiet",), envs, tmp_path) as servers,
-        httpx.Client(base_url=servers[0].url, timeout=30) as client,
-    ):
-        response = client.post("/agent", json=BODY)
-
-    assert "keepalive" not in types_and_keepalives(blocks(response.text))
-    assert parse_sse(response.text)[-1].type == EventType.RUN_FINISHED
 
 
 # --- the real TypeScript clients -------------------------------------------------------------
