@@ -20,8 +20,14 @@ from agents.items import (
 )
 from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.stream_events import AgentUpdatedStreamEvent, RunItemStreamEvent
-from openai.types.responses import ResponseFunctionToolCall
+from openai.types.responses import (
+    ResponseCreatedEvent,
+    ResponseFunctionToolCall,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputMessage,
+)
 from openai.types.responses.response_output_item import McpApprovalRequest, McpListTools
+from pydantic import BaseModel
 
 from ag_ui_openai_agents import AGUITranslator
 from ag_ui_openai_agents.outbound.engine import (
@@ -140,6 +146,64 @@ def test_unknown_or_ignored_events_produce_nothing() -> None:
     approval = ToolApprovalItem(agent=agent, raw_item=call)
     assert engine.translate(RunItemStreamEvent(name="tool_called", item=approval)) == []
     assert engine.finish() == []
+
+
+class _AnyTagged(BaseModel):
+    """A Responses-like event whose ``type`` is any string: its class names no one tag."""
+
+    type: str
+    delta: str = ""
+    output_index: int = 0
+    item_id: str = ""
+
+
+def _raw(data: Any) -> Any:
+    return SimpleNamespace(type="raw_response_event", data=data)
+
+
+def test_raw_events_whose_class_declares_no_single_tag_go_by_their_tag_every_time() -> None:
+    engine = OpenAIToAGUITranslator(request())
+    added = ResponseOutputItemAddedEvent(
+        type="response.output_item.added",
+        output_index=0,
+        sequence_number=1,
+        item=ResponseOutputMessage(
+            id="msg_1", type="message", role="assistant", status="in_progress", content=[]
+        ),
+    )
+
+    assert engine.translate(_raw(added)) == []
+    first = engine.translate(_raw(_AnyTagged(type="response.output_text.delta", delta="Hi")))
+    ignored = engine.translate(_raw(_AnyTagged(type="response.in_progress", delta="no")))
+    second = engine.translate(_raw(_AnyTagged(type="response.refusal.delta", delta="!")))
+    loose = engine.translate(
+        _raw(
+            SimpleNamespace(
+                type="response.output_text.delta", delta="?", output_index=0, item_id="msg_1"
+            )
+        )
+    )
+
+    assert [type(e).__name__ for e in first] == ["TextMessageStartEvent", "TextMessageContentEvent"]
+    assert ignored == []
+    assert [(e.message_id, e.delta) for e in second + loose] == [("msg_1", "!"), ("msg_1", "?")]
+
+
+def test_a_responses_event_class_keeps_its_handler_and_a_subclass_override_wins() -> None:
+    class Counting(OpenAIToAGUITranslator):
+        seen = 0
+
+        def translate_response_created(self, event: Any) -> list[BaseEvent]:
+            Counting.seen += 1
+            return super().translate_response_created(event)
+
+    engine = Counting(request())
+    created = ResponseCreatedEvent.model_construct(type="response.created", sequence_number=0)
+    for _ in range(3):
+        assert engine.translate(_raw(created)) == []
+
+    assert Counting.seen == 3
+    assert engine._raw_by_class[ResponseCreatedEvent] == engine.translate_response_created
 
 
 @dataclass

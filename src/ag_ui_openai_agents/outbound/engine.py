@@ -12,7 +12,7 @@ SDK's own discriminators; override one in a subclass to change one mapping.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from ag_ui.core import (
     BaseEvent,
@@ -198,6 +198,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self._raw: dict[str, Callable[[Any], Events]] = {
             kind: getattr(self, name) for kind, name in self.raw_event_handlers.items()
         }
+        self._raw_by_class: dict[type, Callable[[Any], Events]] = {}
         self._items: dict[str, Callable[[Any], Events]] = {
             kind: getattr(self, name) for kind, name in self.run_item_handlers.items()
         }
@@ -215,12 +216,13 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         """Translate one SDK stream event into the AG-UI events it causes (maybe none).
 
         Raw Responses events, nearly all of a stream, go straight to their handler in
-        ``raw_event_handlers``; the table ``_dispatch`` covers the other stream event kinds.
+        ``raw_event_handlers``, found by the event's class (see :meth:`_raw_handler`); the
+        table ``_dispatch`` covers the other stream event kinds.
         """
         if event.type == "raw_response_event":
             data = event.data
-            raw_handler = self._raw.get(data.type)
-            return raw_handler(data) if raw_handler is not None else []
+            raw_handler = self._raw_by_class.get(type(data)) or self._raw_handler(data)
+            return raw_handler(data)
         handler = self._dispatch.get(event.type)
         return handler(event) if handler is not None else []
 
@@ -304,6 +306,24 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
                 self._items_by_class[cls] = handler
         return handler(item) if handler is not None else []
 
+    def _raw_handler(self, data: Any) -> Callable[[Any], Events]:
+        # Reading ``type`` of a Responses event goes through pydantic's attribute hook, which
+        # costs more than the rest of the dispatch: a class whose ``type`` field is declared
+        # as one literal keeps its handler by class. Other classes go by their tag each time.
+        cls = type(data)
+        declared = getattr(cls, "model_fields", {}).get("type")
+        tags = get_args(declared.annotation) if declared is not None else ()
+        if len(tags) == 1 and tags[0] == getattr(data, "type", None):
+            handler = self._raw.get(tags[0], _produce_nothing)
+        else:
+            handler = self._by_raw_type
+        self._raw_by_class[cls] = handler
+        return handler
+
+    def _by_raw_type(self, data: Any) -> Events:
+        handler = self._raw.get(str(getattr(data, "type", "")))
+        return handler(data) if handler is not None else []
+
     @staticmethod
     def _by_item_type(table: dict[str, Callable[[Any, int], Events]], event: Any) -> Events:
         method = table.get(getattr(event.item, "type", ""))
@@ -370,6 +390,11 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
     def translate_mcp_list_tools_item(self, item: MCPListToolsItem) -> Events:
         """Server bookkeeping only: nothing is emitted."""
         return []
+
+
+def _produce_nothing(data: Any) -> Events:
+    """The handler of a raw event type with no AG-UI counterpart."""
+    return []
 
 
 def translate_all(engine: OpenAIToAGUITranslator, events: Sequence[StreamEvent]) -> Events:
