@@ -53,7 +53,7 @@ class Settings:
     warmups: int = 2
     sample_seconds: float = 0.3
     real_run_deltas: int = 10_000
-    real_run_repetitions: int = 9
+    real_run_repetitions: int = 15
     server: bool = True
     translator: bool = True
     """The replay, real-run, linearity and memory benchmarks (all but the server)."""

@@ -117,6 +117,7 @@ def _real_run_table(runs: Sequence[dict[str, Any]], replays: Sequence[dict[str, 
                 fmt_spread([share * 100 for share in run["added_share"]], 1),
                 fmt_spread(run.get("fast_us_per_event", []), 1),
                 fmt_spread([share * 100 for share in run.get("fast_overhead", [])], 1),
+                fmt_spread([share * 100 for share in run.get("fast_overhead_cpu", [])], 1),
                 translation,
             ]
         )
@@ -128,6 +129,7 @@ def _real_run_table(runs: Sequence[dict[str, Any]], replays: Sequence[dict[str, 
         "added by to_agui + EventEncoder, % of the adapted run",
         "run + to_agui + FastEventEncoder µs/SDK event",
         "FastEventEncoder run over the bare run, % (target ≤ 15 on the long answer)",
+        "the same in CPU time, %",
         "translation alone (replay total - floor)",
     ]
     return table(headers, rows)

@@ -140,6 +140,7 @@ def test_real_runs_stream_what_was_recorded(results: dict[str, Any]) -> None:
             "added_share",
             "fast_us_per_event",
             "fast_overhead",
+            "fast_overhead_cpu",
         ):
             assert len(run[key]) == Settings.quick().real_run_repetitions
             assert all(_finite(value) for value in run[key])
@@ -194,3 +195,49 @@ def test_the_instruction_count_child_replays_every_side(
     assert capsys.readouterr().out.startswith("sdk-events ")
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="operator.call is new in Python 3.11")
+@pytest.mark.parametrize(
+    "kind", ["output_text.delta", "item:tool_call_output_item", "messages snapshot"]
+)
+def test_the_per_kind_child_counts_the_events_of_its_kind(
+    kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--kinds`` runs one child per kind; each reports how many events of it it translated."""
+    from benchmarks import instructions
+
+    events = asyncio.run(
+        record(instructions.WORKLOADS["10 turns: reasoning + 3 tool calls + text"]())
+    )
+    expected = (
+        1
+        if kind == instructions.SNAPSHOT
+        else sum(instructions.event_kind(event) == kind for event in events)
+    )
+    assert expected > 0
+    assert instructions.main(["--kind", "10 turns: reasoning + 3 tool calls + text", kind]) == 0
+    assert capsys.readouterr().out == f"sdk-events {expected}\n"
+    assert gc.isenabled()
+
+
+def test_every_sdk_event_of_a_workload_has_a_kind_naming_what_it_is() -> None:
+    from benchmarks import instructions
+
+    events = asyncio.run(record(tool_turns(2)))
+    kinds = {instructions.event_kind(event) for event in events}
+
+    assert {"output_text.delta", "output_item.added:function_call", "item:tool_call_item"} <= kinds
+    assert {"output_item.done:reasoning", "agent_updated_stream_event"} <= kinds
+    assert not any(kind.startswith("response.") for kind in kinds)
+
+
+@pytest.mark.parametrize("side", ["run-bare", "run-fast"])
+def test_the_real_run_child_runs_the_long_answer(
+    side: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks import instructions
+
+    monkeypatch.setattr(instructions, "REAL_RUN_DELTAS", 50)
+    assert instructions.main(["--child", instructions.REAL_RUN_WORKLOAD, side]) == 0
+    assert capsys.readouterr().out == "sdk-events 60\n"
