@@ -189,6 +189,54 @@ def test_raw_events_whose_class_declares_no_single_tag_go_by_their_tag_every_tim
     assert [(e.message_id, e.delta) for e in second + loose] == [("msg_1", "!"), ("msg_1", "?")]
 
 
+class _AnyItem(BaseModel):
+    """An output item whose ``type`` is any string."""
+
+    type: str
+    id: str
+    call_id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+def test_output_items_whose_class_declares_no_single_tag_go_by_their_tag_every_time() -> None:
+    engine = OpenAIToAGUITranslator(request())
+
+    def added(index: int, item: Any) -> Any:
+        return _raw(
+            ResponseOutputItemAddedEvent.model_construct(
+                type="response.output_item.added", output_index=index, item=item
+            )
+        )
+
+    text = engine.translate(added(0, _AnyItem(type="message", id="msg_1")))
+    call = engine.translate(
+        added(1, _AnyItem(type="function_call", id="fc_1", call_id="call_1", name="echo"))
+    )
+    unknown = engine.translate(added(2, _AnyItem(type="brand_new_item", id="x_1")))
+    as_dict = engine.translate(
+        _raw(
+            SimpleNamespace(
+                type="response.output_item.added",
+                output_index=3,
+                item={"type": "function_call", "id": "fc_2"},
+            )
+        )
+    )
+
+    assert text == [] and unknown == [] and as_dict == []
+    assert [(type(e).__name__, e.tool_call_id, e.tool_call_name) for e in call] == [
+        ("ToolCallStartEvent", "call_1", "echo")
+    ]
+    assert engine._added_by_class == {}
+
+    message = ResponseOutputMessage(
+        id="msg_2", type="message", role="assistant", status="in_progress", content=[]
+    )
+    assert engine.translate(added(4, message)) == []
+    assert engine._added_by_class == {ResponseOutputMessage: engine.translate_text_item_added}
+
+
 def test_a_responses_event_class_keeps_its_handler_and_a_subclass_override_wins() -> None:
     class Counting(OpenAIToAGUITranslator):
         seen = 0

@@ -209,6 +209,8 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         self._item_done: dict[str, Callable[[Any, int], Events]] = {
             kind: getattr(self, name) for kind, name in _ITEM_DONE.items()
         }
+        self._added_by_class: dict[type, Callable[[Any, int], Events]] = {}
+        self._done_by_class: dict[type, Callable[[Any, int], Events]] = {}
 
     # Entry points -----------------------------------------------------------------------------
 
@@ -308,26 +310,29 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     def _raw_handler(self, data: Any) -> Callable[[Any], Events]:
         # Reading ``type`` of a Responses event goes through pydantic's attribute hook, which
-        # costs more than the rest of the dispatch: a class whose ``type`` field is declared
-        # as one literal keeps its handler by class. Other classes go by their tag each time.
-        cls = type(data)
-        declared = getattr(cls, "model_fields", {}).get("type")
-        tags = get_args(declared.annotation) if declared is not None else ()
-        if len(tags) == 1 and tags[0] == getattr(data, "type", None):
-            handler = self._raw.get(tags[0], _produce_nothing)
-        else:
-            handler = self._by_raw_type
-        self._raw_by_class[cls] = handler
+        # costs more than the rest of the dispatch: a class that declares its one tag keeps
+        # its handler by class. Other classes go by their tag each time.
+        tag = getattr(data, "type", None)
+        handler = (self._raw.get(tag) if isinstance(tag, str) else None) or _produce_nothing
+        if _declares_only(type(data), tag):
+            self._raw_by_class[type(data)] = handler
         return handler
 
-    def _by_raw_type(self, data: Any) -> Events:
-        handler = self._raw.get(str(getattr(data, "type", "")))
-        return handler(data) if handler is not None else []
-
-    @staticmethod
-    def _by_item_type(table: dict[str, Callable[[Any, int], Events]], event: Any) -> Events:
-        method = table.get(getattr(event.item, "type", ""))
-        return method(event.item, event.output_index) if method is not None else []
+    def _by_item_type(
+        self,
+        table: dict[str, Callable[[Any, int], Events]],
+        by_class: dict[type, Callable[[Any, int], Events]],
+        event: Any,
+    ) -> Events:
+        item = event.item
+        method = by_class.get(type(item))
+        if method is None:
+            tag = getattr(item, "type", None)
+            found = table.get(tag) if isinstance(tag, str) else None
+            method = found or _nothing_for_item
+            if _declares_only(type(item), tag):
+                by_class[type(item)] = method
+        return method(item, event.output_index)
 
     # Responses lifecycle ----------------------------------------------------------------------
 
@@ -338,11 +343,11 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     def translate_output_item_added(self, event: Any) -> Events:
         """``response.output_item.added``: dispatch on the item's type."""
-        return self._by_item_type(self._item_added, event)
+        return self._by_item_type(self._item_added, self._added_by_class, event)
 
     def translate_output_item_done(self, event: Any) -> Events:
         """``response.output_item.done``: dispatch on the item's type."""
-        return self._by_item_type(self._item_done, event)
+        return self._by_item_type(self._item_done, self._done_by_class, event)
 
     def translate_response_completed(self, event: Any) -> Events:
         """Count the usage of a completed response."""
@@ -395,6 +400,19 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 def _produce_nothing(data: Any) -> Events:
     """The handler of a raw event type with no AG-UI counterpart."""
     return []
+
+
+def _nothing_for_item(item: Any, output_index: int) -> Events:
+    """The handler of an output item type with no AG-UI counterpart."""
+    return []
+
+
+def _declares_only(cls: type, tag: object) -> bool:
+    """Whether ``cls`` declares ``tag`` as the one value of its ``type`` field (a pydantic
+    model with ``type: Literal[tag]``): then every instance is of that type."""
+    fields = getattr(cls, "model_fields", None)
+    declared = fields.get("type") if isinstance(fields, dict) else None
+    return declared is not None and get_args(declared.annotation) == (tag,)
 
 
 def translate_all(engine: OpenAIToAGUITranslator, events: Sequence[StreamEvent]) -> Events:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
@@ -86,9 +86,9 @@ class ReplayInfo:
     """An assistant message's ``phase`` (``commentary`` / ``final_answer``)."""
     item: dict[str, Any] | None = None
     """For a hosted call: the provider's whole item."""
-    lead: list[CarriedItem] = field(default_factory=list)
+    lead: tuple[CarriedItem, ...] = ()
     """Carried items that came directly before this one."""
-    trail: list[CarriedItem] = field(default_factory=list)
+    trail: tuple[CarriedItem, ...] = ()
     """Carried items that came after this one, at the end of its response."""
 
 
@@ -115,7 +115,8 @@ class ReplayRecorder:
         info.positioned = True
         info.after = self._link(index, info.item_id)
         self._positions[index] = info
-        info.lead, self._pending = self._pending, []
+        if self._pending:
+            info.lead, self._pending = tuple(self._pending), []
         self._last = info
 
     def carry(self, item: dict[str, Any], index: int) -> None:
@@ -139,12 +140,13 @@ class ReplayRecorder:
         return None
 
     def _flush_trail(self) -> None:
-        if self._pending and self._last is not None:
-            self._last.trail.extend(self._pending)
-        self._pending = []
+        if self._pending:
+            if self._last is not None:
+                self._last.trail = (*self._last.trail, *self._pending)
+            self._pending = []
 
 
-def _carried(entries: list[CarriedItem]) -> list[dict[str, Any]]:
+def _carried(entries: tuple[CarriedItem, ...]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for entry in entries:
         carried: dict[str, Any] = {"item": entry.item}
