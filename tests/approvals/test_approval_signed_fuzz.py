@@ -3,9 +3,10 @@
 Hypothesis builds histories of tool calls (genuine, tampered, reformatted, invented) in the
 right or a wrong thread, and resume entries whose ids are genuine signed ids, plain call ids,
 mutated tokens, tokens of other calls or other keys, expired tokens or noise, with every kind of
-payload. The oracle knows which ids the server issued for which (thread, call, tool, arguments):
-a tool runs only for a call whose deciding entry approves with exactly such an id, and a request
-in which any deciding approval is not genuine runs nothing. Requests go through
+payload. The oracle knows which ids the server issued for which (thread, call, tool, arguments),
+and which of them have expired: a tool runs only for a call whose deciding entry approves with
+exactly such an id still valid; an expired one is asked again and runs nothing, without stopping
+the rest; a request in which any deciding approval is forged runs nothing. Requests go through
 ``resume_tool_calls`` and, fewer, through ``OpenAIAgentsAgent`` and the real runner (every
 stream checked). Derandomized, no example database.
 """
@@ -31,7 +32,7 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool, set_tracing_disabled
 from agents.tool_context import ToolContext
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from ag_ui_openai_agents import resume_tool_calls
@@ -69,15 +70,29 @@ def _issued(signer: ApprovalSigner, thread: str, call_id: str) -> str:
     return f"{call_id}.{token}"
 
 
-GENUINE: dict[tuple[str, str, str, str], set[str]] = {}
-"""(thread, call id, tool, canonical arguments) -> the interrupt ids the server issued."""
-for _call_id in ARGS:
-    _key = (THREAD, _call_id, NAMES[_call_id], json.dumps(canonical_arguments(ARGS[_call_id])))
-    GENUINE[_key] = {_issued(SIGNER, THREAD, _call_id)}
+Subject = tuple[str, str, str, str]
+"""(thread, call id, tool, canonical arguments)."""
+
+
+def _subject(thread: str, call_id: str, name: str, arguments: str) -> Subject:
+    return (thread, call_id, name, json.dumps(canonical_arguments(arguments)))
+
+
+GENUINE: dict[Subject, set[str]] = {
+    _subject(THREAD, call_id, NAMES[call_id], ARGS[call_id]): {_issued(SIGNER, THREAD, call_id)}
+    for call_id in ARGS
+}
+"""The interrupt ids the server issued, still valid, by the call they were issued for."""
+EXPIRED: dict[Subject, set[str]] = {
+    _subject(THREAD, "call_refund_1", GATED, ARGS["call_refund_1"]): {
+        _issued(OLD, THREAD, "call_refund_1")
+    }
+}
+"""Ids the server issued for a call too long ago: the call is asked again, never run."""
 
 NOT_VALID = [
     _issued(OTHER_KEY, THREAD, "call_refund_1"),
-    _issued(OLD, THREAD, "call_refund_1"),  # Genuine but expired: asked again, never run.
+    *EXPIRED[_subject(THREAD, "call_refund_1", GATED, ARGS["call_refund_1"])],
     _issued(SIGNER, OTHER_THREAD, "call_refund_2"),
 ]
 
@@ -150,9 +165,14 @@ def requests(draw: st.DrawFn) -> RunAgentInput:
         call = ToolCall(id=call_id, function=FunctionCall(name=name, arguments=raw))
         messages.append(AssistantMessage(id=f"assistant-{index}", tool_calls=[call]))
         if honest:
+            # The id the client kept: the one issued, or (for a client slow to answer) an
+            # earlier one of the same call that has expired since.
             [genuine] = [i for i in GENUINE_IDS if i.startswith(f"{call_id}.")]
+            stale = sorted(EXPIRED.get(_subject(THREAD, call_id, name, raw), set()))
+            kept = draw(st.sampled_from([genuine, genuine, *stale]))
             status = draw(st.sampled_from(["resolved", "resolved", "cancelled"]))
-            resume.append(ResumeEntry(interrupt_id=genuine, status=status, payload=draw(payloads)))
+            payload = draw(st.one_of(st.just({"approved": True}), payloads))
+            resume.append(ResumeEntry(interrupt_id=kept, status=status, payload=payload))
     thread = THREAD if honest else draw(st.sampled_from([THREAD, THREAD, OTHER_THREAD]))
     protocol = draw(st.sampled_from(["1.0", None]))
     resume += draw(st.lists(entries, max_size=1 if honest else 4))
@@ -165,7 +185,9 @@ def requests(draw: st.DrawFn) -> RunAgentInput:
 @dataclass(frozen=True)
 class Decision:
     call_id: str
-    genuine: bool
+    verdict: str
+    """``genuine`` (issued for this call and valid), ``expired`` (issued for it, too old) or
+    ``forged`` (anything else)."""
     approves: bool
 
 
@@ -185,21 +207,26 @@ def deciding_entries(run_input: RunAgentInput) -> list[Decision]:
         if not named:
             continue
         entry = named[-1]
-        key = (run_input.thread_id, call_id, name, json.dumps(canonical_arguments(args)))
+        key = _subject(run_input.thread_id, call_id, name, args)
         approves = (
             entry.status == "resolved"
             and isinstance(entry.payload, dict)
             and entry.payload.get("approved") is True
         )
-        decisions.append(Decision(call_id, entry.interrupt_id in GENUINE.get(key, set()), approves))
+        verdict = "forged"
+        if entry.interrupt_id in GENUINE.get(key, set()):
+            verdict = "genuine"
+        elif entry.interrupt_id in EXPIRED.get(key, set()):
+            verdict = "expired"
+        decisions.append(Decision(call_id, verdict, approves))
     return decisions
 
 
 def check_runs(run_input: RunAgentInput, ran: list[str]) -> None:
     decisions = deciding_entries(run_input)
-    allowed = {d.call_id for d in decisions if d.approves and d.genuine}
+    allowed = {d.call_id for d in decisions if d.approves and d.verdict == "genuine"}
     assert set(ran) <= allowed, f"ran {ran} without a valid signature"
-    if any(d.approves and not d.genuine for d in decisions):
+    if any(d.approves and d.verdict == "forged" for d in decisions):
         assert ran == [], "a request with a refused approval ran a tool"
 
 
@@ -235,9 +262,6 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
         package.setLevel(level)
 
 
-COUNT = {"resume": 0, "wrapper": 0, "ran": 0}
-
-
 @settings(FUZZ, max_examples=400)
 @given(run_input=requests())
 def test_resume_never_runs_without_a_valid_signature(
@@ -247,8 +271,6 @@ def test_resume_never_runs_without_a_valid_signature(
     agent = fuzz_agent(ran)
     loop.run_until_complete(resume_tool_calls(agent, run_input, approval_secret=SIGNER))
     check_runs(run_input, ran)
-    COUNT["resume"] += 1
-    COUNT["ran"] += len(ran)
 
 
 @settings(FUZZ, max_examples=60)
@@ -259,12 +281,38 @@ def test_wrapper_never_runs_without_a_valid_signature(
     instance = make_instance(SIGNER, name="fuzz")
     loop.run_until_complete(instance.run(run_input))  # Checks the stream.
     check_runs(run_input, [call_id for call_id, _ in instance.ledger])
-    COUNT["wrapper"] += 1
 
 
-def test_the_fuzz_exercised_genuine_runs() -> None:
-    """Guard against a fuzz that never lets anything run (then it would prove nothing)."""
-    if COUNT["resume"] == 0:
-        pytest.skip("run with the fuzz tests above")
-    assert COUNT["resume"] == 400 and COUNT["wrapper"] == 60
-    assert COUNT["ran"] > 20, COUNT
+def _resumed(loop: asyncio.AbstractEventLoop, run_input: RunAgentInput) -> list[str]:
+    ran: list[str] = []
+    loop.run_until_complete(resume_tool_calls(fuzz_agent(ran), run_input, approval_secret=SIGNER))
+    return ran
+
+
+@pytest.mark.parametrize(
+    "what",
+    ["a tool runs", "a forged approval stops a genuine one", "an expired one beside a genuine one"],
+)
+def test_the_requests_drawn_reach_every_outcome(loop: asyncio.AbstractEventLoop, what: str) -> None:
+    """Guard against a fuzz that never lets anything run, or never mixes what it draws (then
+    it would prove nothing): the same strategy, searched, reaches each outcome the oracle
+    tells apart."""
+
+    def genuine_approvals(run_input: RunAgentInput) -> set[str]:
+        decisions = deciding_entries(run_input)
+        return {d.call_id for d in decisions if d.approves and d.verdict == "genuine"}
+
+    def reached(run_input: RunAgentInput) -> bool:
+        decisions = deciding_entries(run_input)
+        verdicts = {d.verdict for d in decisions if d.approves}
+        if what == "a tool runs":
+            return bool(_resumed(loop, run_input))
+        if what == "a forged approval stops a genuine one":
+            wanted = {"forged", "genuine"} <= verdicts
+            return wanted and not _resumed(loop, run_input)
+        wanted = {"expired", "genuine"} <= verdicts and "forged" not in verdicts
+        ran = _resumed(loop, run_input) if wanted else []
+        return bool(ran) and set(ran) <= genuine_approvals(run_input)
+
+    found = find(requests(), reached, settings=settings(FUZZ, max_examples=2000))
+    check_runs(found, _resumed(loop, found))
