@@ -172,7 +172,8 @@ def _print_throughput(result: ThroughputResult) -> None:
         f"total {total.median:6.2f} us  floor {floor.median:6.2f} us  "
         f"ratio {ratio.median:5.3f} ({ratio.low:.3f}-{ratio.high:.3f})  "
         f"fast {fast.median:5.3f} ({fast.low:.3f}-{fast.high:.3f})  "
-        f"interleaved {result.interleaved_ratio.median:5.3f}  bound {bound.median:5.3f}",
+        f"interleaved {result.interleaved_ratio.median:5.3f}  bound {bound.median:5.3f}  "
+        f"minimal {result.minimal_ratio.median:5.3f}",
         flush=True,
     )
 

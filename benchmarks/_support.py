@@ -15,6 +15,7 @@ import importlib.util
 import os
 import platform
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SUPPORT_DIR = ROOT / "tests" / "support"
 _PACKAGE = "_benchmarks_support"
 
-__all__ = ["ROOT", "invariants", "machine", "run_input", "scripted"]
+__all__ = ["ROOT", "Timing", "invariants", "machine", "run_input", "scripted"]
 
 
 def _package() -> ModuleType:
@@ -125,3 +126,15 @@ def machine() -> dict[str, Any]:
             )
         },
     }
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One timed run: wall-clock seconds (``perf_counter``) and CPU seconds of this thread.
+
+    CPU time leaves out the moments the process waited for a core, so on a shared machine it
+    shows the work itself while wall-clock time also shows the contention.
+    """
+
+    wall: float
+    cpu: float

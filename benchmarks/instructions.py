@@ -46,6 +46,7 @@ from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
 from . import real_run
 from ._support import run_input
+from .minimal import minimal_events
 from .throughput import (
     BoundPlan,
     Grouped,
@@ -64,7 +65,7 @@ WORKLOADS: dict[str, Callable[[], Workload]] = {
     "10 turns: reasoning + 3 tool calls + text": lambda: tool_turns(10),
     "handoff chain, 6 agents, 18 handoffs": lambda: handoff_chain(),
 }
-SIDES = ("engine", "total", "fast", "floor", "interleaved", "bound")
+SIDES = ("engine", "total", "fast", "floor", "interleaved", "bound", "minimal")
 REAL_RUN_SIDES = ("run-bare", "run-fast")
 REAL_RUN_DELTAS = 2_000
 SNAPSHOT = "messages snapshot"
@@ -124,6 +125,9 @@ async def _replay_side(
             encode(out)
     elif side == "interleaved":
         await encode_interleaved(events, grouped, encode)
+    elif side == "minimal":
+        async for out in minimal_events(events, plan):
+            encode(out)
     else:
         async for out in bound_events(events, plan):
             encode(out)
@@ -263,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"total/floor {counts['total'] / counts['floor']:.3f}  "
             f"fast/floor {counts['fast'] / counts['floor']:.3f}  "
             f"interleaved/floor {counts['interleaved'] / counts['floor']:.3f}  "
-            f"bound/floor {counts['bound'] / counts['floor']:.3f}",
+            f"bound/floor {counts['bound'] / counts['floor']:.3f}  "
+            f"minimal/floor {counts['minimal'] / counts['floor']:.3f}",
             flush=True,
         )
     bare, fast = (_count(REAL_RUN_WORKLOAD, side) for side in REAL_RUN_SIDES)

@@ -28,8 +28,7 @@ from ag_ui.encoder import EventEncoder
 
 from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 
-from ._support import scripted
-from .throughput import Timing
+from ._support import Timing, scripted
 from .workloads import Workload
 
 __all__ = ["RealRunResult", "measure_real_run"]

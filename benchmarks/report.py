@@ -60,6 +60,7 @@ def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
                     result.get("interleaved_ratio_per_repetition", {}).get("samples", []), 3
                 ),
                 fmt_spread(result.get("bound_ratio_per_repetition", {}).get("samples", []), 3),
+                fmt_spread(result.get("minimal_ratio_per_repetition", {}).get("samples", []), 3),
             ]
         )
     headers = [
@@ -75,6 +76,7 @@ def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
         f"≤ {FAST_TARGET}",
         "interleaved / floor",
         "bound / floor",
+        "minimal / floor",
     ]
     return table(headers, rows)
 
@@ -218,10 +220,11 @@ def markdown_report(data: dict[str, Any]) -> str:
         note = (
             f"Each sample sums enough replays{length} (replays per sample, by row: {loops}); "
             "the replays of floor, interleaved floor, total (to_agui + EventEncoder), fast "
-            "total (to_agui + FastEventEncoder) and bound alternate one by one. Interleaved: "
-            "the floor's work in the stream's order (after each SDK event, the encoding of "
-            "its events). Bound: the same events freshly built and yielded after each SDK "
-            "event, with no translating (see benchmarks/README.md)."
+            "total (to_agui + FastEventEncoder), bound and minimal alternate one by one. "
+            "Interleaved: the floor's work in the stream's order (after each SDK event, the "
+            "encoding of its events). Bound: the same events freshly built and yielded after "
+            "each SDK event, with no translating. Minimal: the bound in a translator's shape, "
+            "one method call per SDK event keeping each delta (see benchmarks/README.md)."
         )
         parts += [
             "## Translator throughput",

@@ -15,7 +15,10 @@ it, each freshly built with the translator's cheapest constructor (``model_build
 every event is encoded as it comes. It shows how much of the total is the price of producing
 event objects one by one through a generator, which any streaming adapter pays.
 
-Floor, total, fast total and bound are timed replay by replay in rotating order, after
+*Minimal*: the bound in the shape of a translator (``minimal.py``): one method call per SDK
+event that keeps each delta and returns the events, looped over as ``to_agui`` does.
+
+Floor, total, fast total, bound and minimal are timed replay by replay in rotating order, after
 warmups, with the recorded data moved out of the garbage collector's way (``gc.freeze``) so
 that collections scanning it are not charged to whichever side happens to trigger them.
 """
@@ -39,6 +42,8 @@ from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
+from ._support import Timing
+from .minimal import time_minimal
 from .workloads import replay
 
 __all__ = [
@@ -91,18 +96,6 @@ class Spread:
 
 
 @dataclass(frozen=True)
-class Timing:
-    """One timed run: wall-clock seconds (``perf_counter``) and CPU seconds of this thread.
-
-    CPU time leaves out the moments the process waited for a core, so on a shared machine it
-    shows the work itself while wall-clock time also shows the contention.
-    """
-
-    wall: float
-    cpu: float
-
-
-@dataclass(frozen=True)
 class ThroughputResult:
     """One workload: sizes, per-event times and the total / floor ratio."""
 
@@ -118,6 +111,8 @@ class ThroughputResult:
     """Translator + ``FastEventEncoder``."""
     interleaved: list[Timing] = field(default_factory=list)
     """The floor's work in the total's order: each SDK event, then the encoding of its events."""
+    minimals: list[Timing] = field(default_factory=list)
+    """The minimal translator (``minimal.py``) + ``EventEncoder``."""
 
     @property
     def total_s(self) -> Spread:
@@ -146,6 +141,12 @@ class ThroughputResult:
         """Per repetition: fast total wall time / floor wall time of the same repetition."""
         pairs = zip(self.fasts, self.floors, strict=True)
         return Spread.of([fast.wall / floor.wall for fast, floor in pairs])
+
+    @property
+    def minimal_ratio(self) -> Spread:
+        """Per repetition: minimal translator wall time / floor wall time."""
+        pairs = zip(self.minimals, self.floors, strict=True)
+        return Spread.of([one.wall / floor.wall for one, floor in pairs])
 
     @property
     def interleaved_ratio(self) -> Spread:
@@ -207,6 +208,11 @@ class ThroughputResult:
             **(
                 {"interleaved_ratio_per_repetition": self.interleaved_ratio.as_dict()}
                 if self.interleaved
+                else {}
+            ),
+            **(
+                {"minimal_ratio_per_repetition": self.minimal_ratio.as_dict()}
+                if self.minimals
                 else {}
             ),
             **(
@@ -378,12 +384,13 @@ async def measure_throughput(
     warmups: int = 2,
     sample_seconds: float = 0.0,
 ) -> ThroughputResult:
-    """Time total, floor and bound ``repetitions`` times each.
+    """Time every side (floor, interleaved floor, total, fast total, bound and minimal
+    translator) ``repetitions`` times each.
 
     A sample of each side is the sum of ``loops`` runs, enough for the total to last about
     ``sample_seconds``, so that a short stream is not timed in a few milliseconds that one
-    scheduling hiccup can double. The runs of the three sides are interleaved one by one,
-    in rotating order, so that a slow spell of the machine falls on all three alike.
+    scheduling hiccup can double. The runs of the sides are interleaved one by one, in
+    rotating order, so that a slow spell of the machine falls on all of them alike.
     """
     encoder, fast = EventEncoder(), FastEventEncoder()
     produced = await collect_agui(events, run_input)
@@ -396,6 +403,7 @@ async def measure_throughput(
         "total": lambda: time_total(events, run_input, encoder),
         "fast": lambda: time_total(events, run_input, fast),
         "bound": lambda: time_bound(events, plan, encoder),
+        "minimal": lambda: time_minimal(events, plan, encoder),
     }
     order = list(sides)
     gc.collect()
@@ -431,6 +439,7 @@ async def measure_throughput(
         loops,
         samples["fast"],
         samples["interleaved"],
+        samples["minimal"],
     )
 
 

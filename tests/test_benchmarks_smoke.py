@@ -60,6 +60,7 @@ def test_throughput_covers_every_workload_with_finite_ratios(
             "interleaved_ratio_per_repetition",
             "fast_us_per_event",
             "fast_ratio_per_repetition",
+            "minimal_ratio_per_repetition",
         ):
             spread = entry[key]
             assert len(spread["samples"]) == Settings.quick().repetitions
@@ -82,6 +83,33 @@ def test_the_bound_yields_what_the_translator_yields(workload: Workload) -> None
     assert [type(event) for event in rebuilt] == [type(event) for event in translated]
     assert all(a is not b for a, b in zip(rebuilt, translated, strict=True))
     assert [_without_ids(e) for e in rebuilt] == [_without_ids(e) for e in translated]
+
+
+@pytest.mark.parametrize("workload", [long_answer(12), tool_turns(2), handoff_chain(3, 3)])
+def test_the_minimal_translator_yields_what_the_translator_yields_and_keeps_every_delta(
+    workload: Workload,
+) -> None:
+    from benchmarks.minimal import DELTA_CLASSES, MinimalTranslator, minimal_events
+
+    async def both() -> tuple[list[Any], list[Any], list[Any]]:
+        events = await record(workload)
+        request = run_input()
+        translated = await collect_agui(events, request)
+        plan = plan_bound(events, request, translated)
+        return events, translated, [event async for event in minimal_events(events, plan)]
+
+    events, translated, rebuilt = asyncio.run(both())
+    assert [type(event) for event in rebuilt] == [type(event) for event in translated]
+    assert all(a is not b for a, b in zip(rebuilt, translated, strict=True))
+    assert [_without_ids(e) for e in rebuilt] == [_without_ids(e) for e in translated]
+
+    plan = plan_bound(events, run_input(), translated)
+    minimal = MinimalTranslator(plan[1])
+    for event in events:
+        minimal.translate(event)
+    deltas = [e.data.delta for e in events if type(getattr(e, "data", None)) in DELTA_CLASSES]
+    kept = [delta for texts in minimal.texts.values() for delta in texts]
+    assert deltas and sorted(kept) == sorted(deltas)
 
 
 @pytest.mark.parametrize("workload", [long_answer(12), tool_turns(2), handoff_chain(3, 3)])
@@ -183,7 +211,9 @@ def test_results_files_are_written(results: dict[str, Any]) -> None:
         assert heading in report
 
 
-@pytest.mark.parametrize("side", ["engine", "total", "fast", "floor", "interleaved", "bound"])
+@pytest.mark.parametrize(
+    "side", ["engine", "total", "fast", "floor", "interleaved", "bound", "minimal"]
+)
 def test_the_instruction_count_child_replays_every_side(
     side: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
