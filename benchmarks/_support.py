@@ -9,12 +9,15 @@ the smoke test and the benchmarks share one copy of every class.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.metadata
 import importlib.util
 import os
 import platform
 import sys
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -26,7 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SUPPORT_DIR = ROOT / "tests" / "support"
 _PACKAGE = "_benchmarks_support"
 
-__all__ = ["ROOT", "Timing", "invariants", "machine", "run_input", "scripted"]
+__all__ = [
+    "ROOT",
+    "Timing",
+    "invariants",
+    "machine",
+    "run_input",
+    "scripted",
+    "time_encoding",
+]
 
 
 def _package() -> ModuleType:
@@ -138,3 +149,12 @@ class Timing:
 
     wall: float
     cpu: float
+
+
+async def time_encoding(stream: AsyncIterator[Any], encode: Callable[[Any], str]) -> Timing:
+    """Consume ``stream`` (of AG-UI events), encoding each event: its time, after a collection."""
+    gc.collect()
+    cpu, wall = time.thread_time(), time.perf_counter()
+    async for event in stream:
+        encode(event)
+    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)

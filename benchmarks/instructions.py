@@ -33,8 +33,9 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -99,6 +100,21 @@ def _instrument(on: bool) -> None:
     )
 
 
+@contextmanager
+def _counting() -> Iterator[None]:
+    """Callgrind's instrumentation on, the garbage collector frozen and off, for the block."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    _instrument(True)
+    try:
+        yield
+    finally:
+        _instrument(False)
+        gc.enable()
+        gc.unfreeze()
+
+
 async def _replay_side(
     side: str,
     events: Sequence[StreamEvent],
@@ -141,17 +157,9 @@ async def _child(workload: str, side: str) -> None:
     plan = plan_bound(events, request, produced)
     grouped = group_produced(events, request, produced)
     encode = EventEncoder().encode
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    _instrument(True)
-    try:
+    with _counting():
         for _ in range(REPLAYS):
             await _replay_side(side, events, request, produced, plan, grouped, encode)
-    finally:
-        _instrument(False)
-        gc.enable()
-        gc.unfreeze()
     print(f"sdk-events {len(events)}", flush=True)
 
 
@@ -162,11 +170,7 @@ async def _kind_child(workload: str, kind: str) -> None:
     request = run_input()
     kinds = [event_kind(event) for event in events]
     call: Callable[..., Any] = operator.call  # type: ignore[attr-defined]
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    _instrument(True)
-    try:
+    with _counting():
         for _ in range(REPLAYS):
             engine = OpenAIToAGUITranslator(request)
             translate = engine.translate
@@ -180,10 +184,6 @@ async def _kind_child(workload: str, kind: str) -> None:
                 call(engine.messages_snapshot)
             else:
                 engine.messages_snapshot()
-    finally:
-        _instrument(False)
-        gc.enable()
-        gc.unfreeze()
     print(f"sdk-events {1 if kind == SNAPSHOT else kinds.count(kind)}", flush=True)
 
 

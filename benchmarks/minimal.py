@@ -15,8 +15,6 @@ beyond it is all its bookkeeping together.
 
 from __future__ import annotations
 
-import gc
-import time
 from collections import defaultdict
 from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING
@@ -34,7 +32,7 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from ._support import Timing
+from ._support import Timing, time_encoding
 from .workloads import replay
 
 if TYPE_CHECKING:
@@ -99,9 +97,4 @@ async def time_minimal(
     events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder
 ) -> Timing:
     """Run the minimal translator over the recorded stream and encode every event."""
-    encode = encoder.encode
-    gc.collect()
-    cpu, wall = time.thread_time(), time.perf_counter()
-    async for event in minimal_events(events, plan):
-        encode(event)
-    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+    return await time_encoding(minimal_events(events, plan), encoder.encode)

@@ -42,7 +42,7 @@ from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
-from ._support import Timing
+from ._support import Timing, time_encoding
 from .minimal import time_minimal
 from .workloads import replay
 
@@ -235,13 +235,8 @@ async def time_total(
     events: Sequence[StreamEvent], run_input: RunAgentInput, encoder: EventEncoder
 ) -> Timing:
     """Translate and encode the recorded stream once."""
-    encode = encoder.encode
-    translator = AGUITranslator()
-    gc.collect()
-    cpu, wall = time.thread_time(), time.perf_counter()
-    async for event in translator.to_agui(replay(events), run_input):
-        encode(event)
-    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+    stream = AGUITranslator().to_agui(replay(events), run_input)
+    return await time_encoding(stream, encoder.encode)
 
 
 async def time_floor(
@@ -367,12 +362,7 @@ async def time_bound(
     events: Sequence[StreamEvent], plan: BoundPlan, encoder: EventEncoder
 ) -> Timing:
     """Yield fresh copies of the translation's events and encode them (no translating)."""
-    encode = encoder.encode
-    gc.collect()
-    cpu, wall = time.thread_time(), time.perf_counter()
-    async for event in bound_events(events, plan):
-        encode(event)
-    return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+    return await time_encoding(bound_events(events, plan), encoder.encode)
 
 
 async def measure_throughput(
