@@ -29,6 +29,7 @@ def test_task_steps_are_reviewed_and_answered_from_the_page(session: PageSession
     session.wait_for_runs(1)
     [call_id] = last_finished(session)["outcome"]["pendingToolCallIds"]
     steps = session.page.get_by_role("list", name="Proposed steps").get_by_role("checkbox")
+    steps.nth(2).wait_for()
     assert steps.count() == 3
     labels = [text.strip() for text in steps.locator("xpath=..").all_text_contents()]
     assert session.page.get_by_role("button", name="Send").is_disabled()
@@ -129,6 +130,8 @@ def test_two_interrupts_are_answered_in_one_resume(session: PageSession) -> None
     session.say("Refund both orders")
     session.wait_for_runs(1)
     cards = session.page.locator(".interrupt")
+    # The cards show once the conversation stops running, a render after the run's own card.
+    cards.nth(1).wait_for()
     assert cards.count() == 2
     cards.nth(0).get_by_role("button", name="Approve").click()
     session.page.get_by_text("Waiting for the other interrupts").wait_for(state="visible")
