@@ -17,7 +17,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -32,6 +32,7 @@ _PACKAGE = "_benchmarks_support"
 __all__ = [
     "ROOT",
     "Timing",
+    "built",
     "invariants",
     "machine",
     "run_input",
@@ -158,3 +159,8 @@ async def time_encoding(stream: AsyncIterator[Any], encode: Callable[[Any], str]
     async for event in stream:
         encode(event)
     return Timing(time.perf_counter() - wall, time.thread_time() - cpu)
+
+
+def built(recipes: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:
+    """Fresh events from their recipes (a builder and its positional arguments each)."""
+    return [build(*values) for build, values in recipes]

@@ -32,7 +32,7 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from ._support import Timing, time_encoding
+from ._support import Timing, built, time_encoding
 from .workloads import replay
 
 if TYPE_CHECKING:
@@ -85,8 +85,8 @@ async def minimal_events(
 ) -> AsyncGenerator[BaseEvent, None]:
     """The minimal translator's stream, looping as ``to_agui`` does."""
     head, after = plan
-    for build, values in head:
-        yield build(*values)
+    for event in built(head):
+        yield event
     translate = MinimalTranslator(after).translate
     async for sdk_event in replay(events):
         for event in translate(sdk_event):

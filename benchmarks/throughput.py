@@ -42,7 +42,7 @@ from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
 from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
-from ._support import Timing, time_encoding
+from ._support import Timing, built, time_encoding
 from .minimal import time_minimal
 from .workloads import replay
 
@@ -349,8 +349,8 @@ async def bound_events(
 ) -> AsyncGenerator[BaseEvent, None]:
     """The bound's stream: fresh copies of the planned events, after each SDK event."""
     head, after = plan
-    for build, values in head:
-        yield build(*values)
+    for event in built(head):
+        yield event
     index = 0
     async for _ in replay(events):
         for build, values in after[index]:

@@ -12,7 +12,7 @@ SDK's own discriminators; override one in a subclass to change one mapping.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, get_args
+from typing import Any, ClassVar, TypeVar, get_args
 
 from ag_ui.core import (
     BaseEvent,
@@ -309,14 +309,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         return handler(item) if handler is not None else []
 
     def _raw_handler(self, data: Any) -> Callable[[Any], Events]:
-        # Reading ``type`` of a Responses event goes through pydantic's attribute hook, which
-        # costs more than the rest of the dispatch: a class that declares its one tag keeps
-        # its handler by class. Other classes go by their tag each time.
-        tag = getattr(data, "type", None)
-        handler = (self._raw.get(tag) if isinstance(tag, str) else None) or _produce_nothing
-        if _declares_only(type(data), tag):
-            self._raw_by_class[type(data)] = handler
-        return handler
+        return _handler_by_tag(self._raw, self._raw_by_class, data, _produce_nothing)
 
     def _by_item_type(
         self,
@@ -325,13 +318,9 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         event: Any,
     ) -> Events:
         item = event.item
-        method = by_class.get(type(item))
-        if method is None:
-            tag = getattr(item, "type", None)
-            found = table.get(tag) if isinstance(tag, str) else None
-            method = found or _nothing_for_item
-            if _declares_only(type(item), tag):
-                by_class[type(item)] = method
+        method = by_class.get(type(item)) or _handler_by_tag(
+            table, by_class, item, _nothing_for_item
+        )
         return method(item, event.output_index)
 
     # Responses lifecycle ----------------------------------------------------------------------
@@ -405,6 +394,24 @@ def _produce_nothing(data: Any) -> Events:
 def _nothing_for_item(item: Any, output_index: int) -> Events:
     """The handler of an output item type with no AG-UI counterpart."""
     return []
+
+
+Handler = TypeVar("Handler", bound=Callable[..., Events])
+
+
+def _handler_by_tag(
+    table: dict[str, Handler], by_class: dict[type, Handler], value: Any, nothing: Handler
+) -> Handler:
+    """The handler of ``value`` by its ``type`` tag (``nothing`` when the table has none).
+
+    Reading ``type`` of a Responses model goes through pydantic's attribute hook, which costs
+    more than the rest of the dispatch: a class that declares its one tag keeps its handler
+    in ``by_class``. Other classes go by their tag each time."""
+    tag = getattr(value, "type", None)
+    handler = (table.get(tag) if isinstance(tag, str) else None) or nothing
+    if _declares_only(type(value), tag):
+        by_class[type(value)] = handler
+    return handler
 
 
 def _declares_only(cls: type, tag: object) -> bool:
