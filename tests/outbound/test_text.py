@@ -11,7 +11,7 @@ from agents.models.fake_id import FAKE_RESPONSES_ID
 from agents.stream_events import RawResponsesStreamEvent, RunItemStreamEvent
 from openai.types.responses import ResponseOutputMessage
 
-from ag_ui_openai_agents.outbound.text import chunks_join_to, message_item_text
+from ag_ui_openai_agents.outbound.text import message_item_text
 from support.runs import (
     brief,
     engine_steps,
@@ -276,14 +276,3 @@ async def test_placeholder_ids_match_committed_items_in_order() -> None:
 def test_message_item_text_joins_text_and_refusal_parts() -> None:
     assert message_item_text(message("m", "a", "b", refusal="no")) == "abno"
     assert message_item_text(message("m")) == ""
-
-
-def test_chunks_join_to_compares_packed_joins_and_the_tail() -> None:
-    assert chunks_join_to(["ab", "cd", "e", "f"], "abcdef", packed=2)
-    assert chunks_join_to(["ab", "cd", "e", "f"], "abcdef")
-    assert not chunks_join_to(["ab", "cd", "e", "f"], "abcdefg", packed=2)
-    assert not chunks_join_to(["ab", "cd", "e", "f"], "abcdf", packed=2)
-    assert not chunks_join_to(["ab", "cx", "e"], "abcde", packed=2)
-    assert not chunks_join_to(["abc"], "ab", packed=1)
-    assert chunks_join_to([], "")
-    assert not chunks_join_to([], "a")

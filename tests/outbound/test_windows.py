@@ -9,7 +9,6 @@ from __future__ import annotations
 from agents.models.fake_id import FAKE_RESPONSES_ID
 
 from ag_ui_openai_agents.outbound.windows import (
-    PACK_EVERY,
     AssistantGroup,
     ReasoningPart,
     ReasoningWindow,
@@ -17,7 +16,6 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
-    pack_tail,
     real_id,
     result_message_id,
 )
@@ -161,26 +159,3 @@ def test_the_open_part_is_the_last_part_until_it_closes() -> None:
     assert window.open_part is second
     second.closed = True
     assert window.open_part is None
-
-
-def test_pack_tail_joins_only_the_deltas_since_the_last_pack() -> None:
-    pieces = [f"d{n} " for n in range(PACK_EVERY)]
-    pack_at = pack_tail(pieces, PACK_EVERY)
-    assert pieces == ["".join(f"d{n} " for n in range(PACK_EVERY))]
-    assert pack_at == 1 + PACK_EVERY
-    first = pieces[0]
-    pieces += [f"e{n} " for n in range(PACK_EVERY)]
-    assert len(pieces) == pack_at
-    pack_at = pack_tail(pieces, pack_at)
-    assert pieces[0] is first  # an earlier join is never copied again
-    assert pieces[1] == "".join(f"e{n} " for n in range(PACK_EVERY))
-    assert pack_at == 2 + PACK_EVERY
-    window = TextWindow("m", chunks=pieces, pack_at=pack_at)
-    assert window.packed == 2
-
-
-def test_pack_tail_copes_with_pieces_added_without_a_check() -> None:
-    pieces = [str(n) for n in range(3 * PACK_EVERY)]
-    pack_at = pack_tail(pieces, PACK_EVERY)
-    assert pieces == ["".join(str(n) for n in range(3 * PACK_EVERY))]
-    assert pack_at == 1 + PACK_EVERY

@@ -33,7 +33,6 @@ from agents.items import (
 from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
 
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
-from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.outbound.reasoning import ReasoningTranslation
 from ag_ui_openai_agents.outbound.replay import CARRIED_ITEM_TYPES, provider_item
@@ -61,8 +60,6 @@ __all__ = [
 
 Events = list[BaseEvent]
 
-_step_started = model_builder(StepStartedEvent, "step_name")
-_step_finished = model_builder(StepFinishedEvent, "step_name")
 
 # Responses stream events, by their ``type``: the method that translates each.
 RAW_EVENT_HANDLERS: dict[str, str] = {
@@ -239,7 +236,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
             elif isinstance(window, ReasoningWindow):
                 out += self.close_reasoning(window)
         if self.current_step is not None:
-            out.append(_step_finished(self.current_step))
+            out.append(StepFinishedEvent(step_name=self.current_step))
             self.current_step = None
         return out
 
@@ -362,10 +359,10 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
         name = str(getattr(event.new_agent, "name", "") or "agent")
         out: Events = []
         if self.current_step is not None:
-            out.append(_step_finished(self.current_step))
+            out.append(StepFinishedEvent(step_name=self.current_step))
         self.book.end_group()
         self.current_step = name
-        out.append(_step_started(name))
+        out.append(StepStartedEvent(step_name=name))
         return out
 
     # MCP --------------------------------------------------------------------------------------

@@ -15,24 +15,14 @@ from ag_ui.core import (
 )
 from agents.items import ReasoningItem
 
-from ag_ui_openai_agents.outbound.builders import model_builder
-from ag_ui_openai_agents.outbound.windows import (
-    ReasoningPart,
-    ReasoningWindow,
-    WindowBook,
-    pack_tail,
-)
+from ag_ui_openai_agents.outbound.windows import ReasoningPart, ReasoningWindow, WindowBook
 
 __all__ = ["ReasoningTranslation"]
 
-_content_event = model_builder(ReasoningMessageContentEvent, "message_id", "delta")
-_start_event = model_builder(ReasoningStartEvent, "message_id")
-_end_event = model_builder(ReasoningEndEvent, "message_id")
-_message_start_event = model_builder(ReasoningMessageStartEvent, "message_id", "role")
-_message_end_event = model_builder(ReasoningMessageEndEvent, "message_id")
-_encrypted_event = model_builder(
-    ReasoningEncryptedValueEvent, "subtype", "entity_id", "encrypted_value"
-)
+
+def _content_event(message_id: str, delta: str) -> ReasoningMessageContentEvent:
+    """REASONING_MESSAGE_CONTENT: one streamed fragment of a reasoning part."""
+    return ReasoningMessageContentEvent(message_id=message_id, delta=delta)
 
 
 def _item_parts(item: Any) -> list[tuple[tuple[str, int], str]]:
@@ -157,10 +147,7 @@ class ReasoningTranslation:
         if window.parts:
             part = window.parts[-1]
             if not part.closed and part.index == index and part.kind == kind:
-                chunks = part.chunks
-                chunks.append(delta)
-                if len(chunks) >= part.pack_at:
-                    part.pack_at = pack_tail(chunks, part.pack_at)
+                part.chunks.append(delta)
                 return [_content_event(part.message_id, delta)]
         out = self._switch_part(window, (kind, index))
         part = window.parts[-1]
@@ -176,17 +163,17 @@ class ReasoningTranslation:
         out = self._close_part(part) if part is not None else []
         if not window.span_open:
             window.span_open = True
-            out.append(_start_event(window.phase_id))
+            out.append(ReasoningStartEvent(message_id=window.phase_id))
         count = len(window.parts)
         message_id = window.phase_id if count == 0 else f"{window.phase_id}-{count}"
         window.parts.append(ReasoningPart(message_id, kind=key[0], index=key[1]))
-        out.append(_message_start_event(message_id, "reasoning"))
+        out.append(ReasoningMessageStartEvent(message_id=message_id, role="reasoning"))
         return out
 
     @staticmethod
     def _close_part(part: ReasoningPart) -> list[BaseEvent]:
         part.closed = True
-        return [_message_end_event(part.message_id)]
+        return [ReasoningMessageEndEvent(message_id=part.message_id)]
 
     def _finish_reasoning(self, window: ReasoningWindow, item: Any) -> list[BaseEvent]:
         if window.closed:
@@ -209,7 +196,7 @@ class ReasoningTranslation:
             out += self._close_part(part)
         if encrypted:
             out.append(
-                _encrypted_event(
+                ReasoningEncryptedValueEvent(
                     subtype="message",
                     entity_id=window.parts[0].message_id,
                     encrypted_value=encrypted,
@@ -226,5 +213,5 @@ class ReasoningTranslation:
         window.closed = True
         if window.span_open:
             window.span_open = False
-            out.append(_end_event(message_id=window.phase_id))
+            out.append(ReasoningEndEvent(message_id=window.phase_id))
         return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ag_ui.core import (
     AssistantMessage,
@@ -15,7 +14,6 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.replay import (
     hosted_artefact,
     part_metadata,
@@ -32,25 +30,12 @@ from ag_ui_openai_agents.outbound.windows import (
 
 __all__ = ["build_messages_snapshot", "produced_messages"]
 
-# A long run restates hundreds of messages: build them without validating values we made.
-_function_call = model_builder(FunctionCall, "name", "arguments")
-_tool_call_model = model_builder(ToolCall, "id", "function")
-_replay_call = model_builder(ToolCall, "id", "function", "encrypted_value", "metadata")
-_assistant_message = model_builder(AssistantMessage, "id", "content", "tool_calls")
-_replay_assistant = model_builder(AssistantMessage, "id", "content", "tool_calls", "metadata")
-_reasoning_message = model_builder(ReasoningMessage, "id", "content", "encrypted_value")
-_replay_reasoning = model_builder(ReasoningMessage, "id", "content", "encrypted_value", "metadata")
-_tool_message = model_builder(ToolMessage, "id", "tool_call_id", "content")
-_snapshot_event = model_builder(MessagesSnapshotEvent, "messages")
-
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:
-    function = _function_call(name=call.name, arguments="".join(call.args))
+    function = FunctionCall(name=call.name, arguments="".join(call.args))
     metadata = replay_metadata(call.replay)
     artefact = hosted_artefact(call.replay.item) if call.hosted else None
-    if metadata is None and artefact is None:
-        return _tool_call_model(id=call.tool_call_id, function=function)
-    return _replay_call(
+    return ToolCall(
         id=call.tool_call_id, function=function, encrypted_value=artefact, metadata=metadata
     )
 
@@ -61,22 +46,8 @@ def _assistant(group: AssistantGroup) -> AssistantMessage | None:
     if not text and not calls:
         return None
     metadata = replay_metadata(group.text.replay) if group.text is not None else None
-    if metadata is None:
-        return _assistant_message(
-            id=group.message_id, content=text or None, tool_calls=calls or None
-        )
-    return _replay_assistant(
+    return AssistantMessage(
         id=group.message_id, content=text or None, tool_calls=calls or None, metadata=metadata
-    )
-
-
-def _reasoning_part(
-    message_id: str, content: str, encrypted: str | None, metadata: dict[str, Any] | None
-) -> Message:
-    if metadata is None:
-        return _reasoning_message(id=message_id, content=content, encrypted_value=encrypted)
-    return _replay_reasoning(
-        id=message_id, content=content, encrypted_value=encrypted, metadata=metadata
     )
 
 
@@ -93,15 +64,22 @@ def _reasoning(window: ReasoningWindow) -> list[Message]:
     messages: list[Message] = []
     for index, part in enumerate(window.parts):
         messages.append(
-            _reasoning_part(
-                part.message_id,
-                "".join(part.chunks),
-                window.encrypted_value if index == 0 else None,
-                first if index == 0 else part_metadata(item_id, part.kind),
+            ReasoningMessage(
+                id=part.message_id,
+                content="".join(part.chunks),
+                encrypted_value=window.encrypted_value if index == 0 else None,
+                metadata=first if index == 0 else part_metadata(item_id, part.kind),
             )
         )
     if not messages and window.encrypted_value:
-        messages.append(_reasoning_part(window.phase_id, "", window.encrypted_value, first))
+        messages.append(
+            ReasoningMessage(
+                id=window.phase_id,
+                content="",
+                encrypted_value=window.encrypted_value,
+                metadata=first,
+            )
+        )
     return messages
 
 
@@ -117,7 +95,7 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
             messages.extend(_reasoning(entry))
         elif isinstance(entry, ToolResult):
             messages.append(
-                _tool_message(
+                ToolMessage(
                     id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
                 )
             )
@@ -139,7 +117,6 @@ def build_messages_snapshot(
 ) -> MessagesSnapshotEvent:
     """The full conversation: the input history untouched, then this run's messages.
 
-    The history comes validated with the request, and this run's messages are built from
-    values the engine made: the event is assembled without validating them again.
+    The history comes validated with the request; its messages are kept as they are.
     """
-    return _snapshot_event(messages=[*history, *produced_messages(produced)])
+    return MessagesSnapshotEvent(messages=[*history, *produced_messages(produced)])

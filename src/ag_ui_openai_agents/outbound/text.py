@@ -12,14 +12,9 @@ from ag_ui.core import (
 )
 from agents.items import MessageOutputItem
 
-from ag_ui_openai_agents.outbound.builders import model_builder
-from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook, pack_tail
+from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook
 
-__all__ = ["TextTranslation", "chunks_join_to", "message_item_text"]
-
-_content_event = model_builder(TextMessageContentEvent, "message_id", "delta")
-_start_event = model_builder(TextMessageStartEvent, "message_id", "role")
-_end_event = model_builder(TextMessageEndEvent, "message_id")
+__all__ = ["TextTranslation", "message_item_text"]
 
 
 def message_item_text(item: Any) -> str:
@@ -32,21 +27,6 @@ def message_item_text(item: Any) -> str:
         elif kind == "refusal":
             pieces.append(getattr(part, "refusal", "") or "")
     return "".join(pieces)
-
-
-def chunks_join_to(chunks: list[str], text: str, packed: int = 0) -> bool:
-    """Tell whether ``chunks`` concatenate to ``text``, without building the concatenation.
-
-    The first ``packed`` chunks are joins of ``PACK_EVERY`` deltas each (``pack_tail``) and are
-    compared one by one; the rest, fewer than ``PACK_EVERY`` short deltas, are joined once.
-    """
-    position = 0
-    for chunk in chunks[:packed]:
-        if not text.startswith(chunk, position):
-            return False
-        position += len(chunk)
-    tail = "".join(chunks[packed:])
-    return len(tail) == len(text) - position and text.startswith(tail, position)
 
 
 class TextTranslation:
@@ -73,11 +53,8 @@ class TextTranslation:
             window = self._text_window_at(event.output_index, event.item_id)
         if window.closed:
             return []
-        chunks = window.chunks
-        chunks.append(delta)
-        if len(chunks) >= window.pack_at:
-            window.pack_at = pack_tail(chunks, window.pack_at)
-        content = _content_event(window.message_id, delta)
+        window.chunks.append(delta)
+        content = TextMessageContentEvent(message_id=window.message_id, delta=delta)
         if window.opened:
             return [content]
         out = self._open_text(window)
@@ -119,24 +96,27 @@ class TextTranslation:
             return []
         window.opened = True
         self.book.start_text_group(window)
-        return [_start_event(message_id=window.message_id, role="assistant")]
+        return [TextMessageStartEvent(message_id=window.message_id, role="assistant")]
 
     def _finish_text(self, window: TextWindow, full_text: str) -> list[BaseEvent]:
-        """Close a window; a window that streamed nothing sends the item's full text first."""
+        """Close a window; a window that streamed nothing sends the item's full text first.
+
+        The streamed deltas are joined once, into the window's one piece: the item's own text
+        when they spell it (a string the SDK holds anyway), else their join.
+        """
         if window.closed:
             return []
         out: list[BaseEvent] = []
         if not window.opened and full_text:
             out = self._open_text(window)
             window.chunks.append(full_text)
-            out.append(_content_event(window.message_id, full_text))
-        elif full_text and chunks_join_to(window.chunks, full_text, window.packed):
-            # Keep the item's own text instead of every delta: one string the SDK holds anyway.
-            window.chunks.clear()
-            window.chunks.append(full_text)
+            out.append(TextMessageContentEvent(message_id=window.message_id, delta=full_text))
+        elif len(window.chunks) > 1:
+            text = "".join(window.chunks)
+            window.chunks[:] = [full_text if text == full_text else text]
         window.closed = True
         if window.opened:
-            out.append(_end_event(message_id=window.message_id))
+            out.append(TextMessageEndEvent(message_id=window.message_id))
         return out
 
     def close_text(self, window: TextWindow) -> list[BaseEvent]:

@@ -16,27 +16,18 @@ from ag_ui.core import (
 from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_output
-from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
-    pack_tail,
     real_id,
     result_message_id,
 )
 from ag_ui_openai_agents.outbound.windows import item_field as _field
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
-
-_args_event = model_builder(ToolCallArgsEvent, "tool_call_id", "delta")
-_start_event = model_builder(
-    ToolCallStartEvent, "tool_call_id", "tool_call_name", "parent_message_id"
-)
-_end_event = model_builder(ToolCallEndEvent, "tool_call_id")
-_result_event = model_builder(ToolCallResultEvent, "message_id", "tool_call_id", "content", "role")
 
 # Fields of hosted call items that describe what the call was asked to do.
 _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -118,11 +109,8 @@ class ToolTranslation:
             return []
         if window.ended:
             return []
-        args = window.args
-        args.append(delta)
-        if len(args) >= window.pack_at:
-            window.pack_at = pack_tail(args, window.pack_at)
-        return [_args_event(window.tool_call_id, delta)]
+        window.args.append(delta)
+        return [ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=delta)]
 
     def translate_function_call_arguments_done(self, event: Any) -> list[BaseEvent]:
         """The full arguments: sent only when no chunk was streamed for the call."""
@@ -200,7 +188,11 @@ class ToolTranslation:
         out += self.result_due(call_id, content)
         message_id = result_message_id(call_id, self.taken_message_ids)
         self.book.add_result(ToolResult(message_id, call_id, content))
-        out.append(_result_event(message_id, call_id, content, "tool"))
+        out.append(
+            ToolCallResultEvent(
+                message_id=message_id, tool_call_id=call_id, content=content, role="tool"
+            )
+        )
         return out
 
     def _new_call(self, item: Any, output_index: int | None) -> ToolCallWindow:
@@ -226,17 +218,23 @@ class ToolTranslation:
     def _start_call(self, window: ToolCallWindow, early: list[str]) -> list[BaseEvent]:
         window.started = True
         parent = window.parent_message_id = self.book.join_group(window)
-        out: list[BaseEvent] = [_start_event(window.tool_call_id, window.name, parent)]
+        out: list[BaseEvent] = [
+            ToolCallStartEvent(
+                tool_call_id=window.tool_call_id,
+                tool_call_name=window.name,
+                parent_message_id=parent,
+            )
+        ]
         for delta in early:
             window.args.append(delta)
-            out.append(_args_event(window.tool_call_id, delta))
+            out.append(ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=delta))
         return out
 
     def _fill_args(self, window: ToolCallWindow, arguments: str) -> list[BaseEvent]:
         if window.args or window.ended or not arguments:
             return []
         window.args.append(arguments)
-        return [_args_event(window.tool_call_id, arguments)]
+        return [ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=arguments)]
 
     def _end_call(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:
         """End a call (sending its full arguments if none streamed), then a hosted result."""
@@ -250,7 +248,7 @@ class ToolTranslation:
                 )
                 out += self._fill_args(window, str(full or ""))
             window.ended = True
-            out.append(_end_event(window.tool_call_id))
+            out.append(ToolCallEndEvent(tool_call_id=window.tool_call_id))
         if item is not None and window.hosted:
             if window.replay.item is None and window.replay.item_id is not None:
                 window.replay.item = provider_item(item)

@@ -54,7 +54,6 @@ from agents.models.fake_id import FAKE_RESPONSES_ID
 from ag_ui_openai_agents.outbound.replay import ReplayInfo, ReplayRecorder
 
 __all__ = [
-    "PACK_EVERY",
     "AssistantGroup",
     "ReasoningPart",
     "ReasoningWindow",
@@ -64,31 +63,11 @@ __all__ = [
     "ToolResult",
     "WindowBook",
     "item_field",
-    "pack_tail",
     "real_id",
     "result_message_id",
 ]
 
 WindowKind = Literal["text", "tool", "reasoning"]
-
-PACK_EVERY = 256
-"""How many deltas a window keeps as separate strings before joining them into one.
-
-A live stream's deltas are fresh strings that nothing else keeps: held one by one, a long
-answer would cost a string header and a list slot per token, several times its text. Joined
-every ``PACK_EVERY`` deltas, the window holds about its text, and joining costs one pass over
-each delta once."""
-
-
-def pack_tail(pieces: list[str], pack_at: int) -> int:
-    """Join the deltas added since the last pack into one string; return the next ``pack_at``.
-
-    Called when ``len(pieces)`` reaches ``pack_at``: the pieces before the last
-    ``PACK_EVERY`` are earlier joins and are left alone, so the text is copied once in all.
-    """
-    packed = max(pack_at - PACK_EVERY, 0)
-    pieces[packed:] = ["".join(pieces[packed:])]
-    return packed + 1 + PACK_EVERY
 
 
 def result_message_id(call_id: str, taken: set[str]) -> str:
@@ -122,17 +101,8 @@ class TextWindow:
     message_id: str
     """The AG-UI message id (the item id, or a generated ``msg_…``)."""
     chunks: list[str] = field(default_factory=list)
-    """Text and refusal deltas streamed so far, in order (joined every ``PACK_EVERY``); once
-    the item is done and they spell its text, that text as the one piece (see
-    ``TextTranslation._finish_text``)."""
-    pack_at: int = PACK_EVERY
-    """``chunks`` is packed (``pack_tail``) when it grows this long."""
-
-    @property
-    def packed(self) -> int:
-        """How many leading ``chunks`` are packed joins."""
-        return max(self.pack_at - PACK_EVERY, 0)
-
+    """Text and refusal deltas streamed so far, in order; once the item is done, their join
+    as the one piece (the item's own text when they spell it)."""
     opened: bool = False
     """TEXT_MESSAGE_START was emitted."""
     closed: bool = False
@@ -156,9 +126,7 @@ class ToolCallWindow:
     hosted: bool = False
     """The call is run by the provider or an SDK executor, not by a function tool."""
     args: list[str] = field(default_factory=list)
-    """Argument chunks streamed so far, in order (joined every ``PACK_EVERY``)."""
-    pack_at: int = PACK_EVERY
-    """``args`` is packed (``pack_tail``) when it grows this long."""
+    """Argument chunks streamed so far, in order (joined when the snapshot needs them)."""
     started: bool = False
     """TOOL_CALL_START was emitted."""
     ended: bool = False
@@ -180,9 +148,7 @@ class ReasoningPart:
     message_id: str
     """``phase_id`` for the first part, ``f"{phase_id}-{n}"`` for the following ones."""
     chunks: list[str] = field(default_factory=list)
-    """Deltas streamed so far (joined every ``PACK_EVERY``)."""
-    pack_at: int = PACK_EVERY
-    """``chunks`` is packed (``pack_tail``) when it grows this long."""
+    """Deltas streamed so far, in order (joined when the snapshot needs them)."""
     kind: str = "summary"
     """Which kind of Responses part it streams: ``summary`` or ``text``."""
     index: int = 0

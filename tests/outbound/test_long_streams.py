@@ -1,4 +1,4 @@
-"""Long streams: windows pack their deltas, and what they stream and snapshot is unchanged."""
+"""Long streams: every delta is streamed, and the snapshot holds the deltas joined."""
 
 from __future__ import annotations
 
@@ -15,18 +15,13 @@ from ag_ui.core import (
 from agents import Agent, function_tool, set_tracing_disabled
 
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
-from ag_ui_openai_agents.outbound.windows import (
-    PACK_EVERY,
-    ReasoningWindow,
-    TextWindow,
-    ToolCallWindow,
-)
+from ag_ui_openai_agents.outbound.windows import ReasoningWindow, TextWindow, ToolCallWindow
 from support.runs import of_type, record, request
 from support.scripted import Call, Reasoning, Text, Turn, split_text
 
 set_tracing_disabled(True)
 
-DELTAS = 3 * PACK_EVERY + 17
+DELTAS = 1_000
 WORDS = " ".join(f"w{n}" for n in range(DELTAS))
 
 
@@ -47,12 +42,12 @@ def windows_of(engine: OpenAIToAGUITranslator, kind: type[Any]) -> list[Any]:
     return [w for w in engine.book.by_item_id.values() if isinstance(w, kind)]
 
 
-async def test_a_long_text_streams_every_delta_and_keeps_few_pieces() -> None:
+async def test_a_long_text_streams_every_delta_and_keeps_the_item_text() -> None:
     deltas = split_text(WORDS)
     assert len(deltas) == DELTAS
     turn = Turn([Text(WORDS, id="msg_long")])
     events, _ = await record(Agent(name="writer"), [turn])
-    # Stop before the item is done: the open window holds the packed deltas.
+    # Stop before the item is done: the open window holds every delta.
     before_done = [
         e
         for e in events
@@ -68,13 +63,11 @@ async def test_a_long_text_streams_every_delta_and_keeps_few_pieces() -> None:
     engine, out = engine_after(before_done)
     assert [e.delta for e in of_type(out, TextMessageContentEvent)] == deltas
     (window,) = windows_of(engine, TextWindow)
-    assert "".join(window.chunks) == WORDS
-    assert len(window.chunks) < 2 * PACK_EVERY
-    assert window.packed == DELTAS // PACK_EVERY
+    assert window.chunks == deltas
 
     engine, out = engine_after(events)
     (window,) = windows_of(engine, TextWindow)
-    assert window.closed and len(window.chunks) == 1  # the item's own text replaced them
+    assert window.closed and window.chunks == [WORDS]  # joined once, when the item is done
     (message,) = of_type(engine.messages_snapshot().messages, AssistantMessage)
     assert message.content == WORDS
 
@@ -87,7 +80,7 @@ async def test_a_long_reasoning_part_streams_every_delta_and_snapshots_whole() -
     assert len(of_type(out, ReasoningMessageContentEvent)) == DELTAS
     (window,) = windows_of(engine, ReasoningWindow)
     (part,) = window.parts
-    assert len(part.chunks) < 2 * PACK_EVERY and "".join(part.chunks) == WORDS
+    assert "".join(part.chunks) == WORDS
     (reasoning,) = of_type(engine.messages_snapshot().messages, ReasoningMessage)
     assert reasoning.content == WORDS
 
@@ -101,7 +94,7 @@ async def test_long_arguments_stream_every_chunk_and_snapshot_whole() -> None:
     assert len(streamed) == DELTAS and "".join(streamed) == arguments
     window = engine.book.calls["call_long"]
     assert isinstance(window, ToolCallWindow)
-    assert len(window.args) < 2 * PACK_EVERY and "".join(window.args) == arguments
+    assert "".join(window.args) == arguments
     messages = of_type(engine.messages_snapshot().messages, AssistantMessage)
     calls = [call for message in messages for call in message.tool_calls or []]
     assert [call.function.arguments for call in calls] == [arguments]
