@@ -1,7 +1,7 @@
 """AG-UI Docs Copilot: an agent that answers questions from two documents it reads on demand.
 
 The endpoint is written out in full with :class:`AGUITranslator`, one step after the other:
-RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``FastEventEncoder``.
+RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``EventEncoder``.
 Two tools look things up, one section at a time: ``read_ag_ui_openai_agents_docs`` reads this
 package's README, ``read_ag_ui_protocol_docs`` a short AG-UI protocol summary shipped with the
 examples. Both take an optional ``heading``; without one they list the document's headings.
@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
+from ag_ui.encoder import EventEncoder
+from ag_ui_openai_agents import AGUITranslator
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
@@ -125,7 +126,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
 
     @app.post(path, name="ag_ui_docs_copilot")
     async def run_ag_ui_docs_copilot(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = FastEventEncoder(accept=request.headers.get("accept", ""))
+        encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
             translated = translator.to_openai(body)

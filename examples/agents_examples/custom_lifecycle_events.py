@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import CustomEvent, RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
+from ag_ui.encoder import EventEncoder
+from ag_ui_openai_agents import AGUITranslator
 from agents import Agent, Runner, function_tool
 from agents.result import RunResultStreaming
 from fastapi import FastAPI, Request
@@ -74,7 +75,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
 
     @app.post(path, name="custom_lifecycle_events")
     async def run_with_custom_events(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = FastEventEncoder(accept=request.headers.get("accept", ""))
+        encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
             translated = translator.to_openai(body)

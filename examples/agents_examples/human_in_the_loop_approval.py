@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder, resume_tool_calls
+from ag_ui.encoder import EventEncoder
+from ag_ui_openai_agents import AGUITranslator, resume_tool_calls
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
@@ -64,7 +65,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
 
     @app.post(path, name="human_in_the_loop_approval")
     async def run_with_approvals(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = FastEventEncoder(accept=request.headers.get("accept", ""))
+        encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
             # Answer the paused calls this request decides: approved ones run now.

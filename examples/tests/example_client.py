@@ -28,7 +28,6 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.encoder import EventEncoder
-from ag_ui_openai_agents import FastEventEncoder
 from support.invariants import check_stream, parse_sse
 
 
@@ -166,12 +165,10 @@ async def post_run(
 
 
 def assert_standard_encoding(body: str, events: Sequence[BaseEvent]) -> None:
-    """Every event on the wire is byte for byte what ``EventEncoder`` writes for it, and what
-    ``FastEventEncoder`` writes (the routes use the latter)."""
+    """Every event on the wire is byte for byte what ``EventEncoder`` writes for it."""
     lines = [block + "\n\n" for block in body.split("\n\n") if block.startswith("data: ")]
-    standard, fast = EventEncoder(), FastEventEncoder()
+    standard = EventEncoder()
     assert lines == [standard.encode(event) for event in events]
-    assert lines == [fast.encode(event) for event in events]
 
 
 # Client-side tools the frontend examples declare, shaped like the AG-UI Dojo's.

@@ -21,7 +21,7 @@ from fastapi.params import Depends
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from ag_ui_openai_agents.agent import OpenAIAgentsAgent
-from ag_ui_openai_agents.server.encoder import FastEventEncoder
+from ag_ui_openai_agents.server.encoding import encode_event
 from ag_ui_openai_agents.server.keepalive import Pause, paced
 from ag_ui_openai_agents.server.limits import DEFAULT_MAX_REQUEST_BYTES, run_route_class
 from ag_ui_openai_agents.server.logs import (
@@ -62,7 +62,7 @@ _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 
 def make_encoder(accept: str) -> EventEncoder:
     """The encoder for a request's ``Accept`` header: the one place encoders are made."""
-    return FastEventEncoder(accept=accept)
+    return EventEncoder(accept=accept)
 
 
 def _operation_prefix(router: APIRouter, path: str) -> str:
@@ -104,7 +104,10 @@ async def stream_run(
     """
     ids = RunIds(run_input.thread_id, run_input.run_id)
     log = run_logger(logger, ids)
-    if encoder.get_content_type() != SSE_CONTENT_TYPE:
+    sse = encoder.get_content_type() == SSE_CONTENT_TYPE
+    # encode_event writes EventEncoder's very SSE lines, cheaper for the streamed deltas.
+    encode = encode_event if sse else encoder.encode
+    if not sse:
         keepalive_seconds = None  # comments exist only in SSE
     ending = _Ending()
     log.debug("AG-UI run of %s started", agent.name)
@@ -117,7 +120,7 @@ async def stream_run(
                 context=context_with_run_ids(ids.thread_id, ids.run_id),
             )
             async with aclosing(items):
-                async for chunk in _chunks(items, encoder, agent, log, ending):
+                async for chunk in _chunks(items, encode, agent, log, ending):
                     yield chunk
     except Exception:
         ending.reason = "the run failed"
@@ -131,7 +134,7 @@ async def stream_run(
 
 async def _chunks(
     items: AsyncIterator[BaseEvent | Pause],
-    encoder: EventEncoder,
+    encode: Callable[[BaseEvent], str],
     agent: OpenAIAgentsAgent,
     log: logging.LoggerAdapter,  # type: ignore[type-arg]
     ending: _Ending,
@@ -144,20 +147,18 @@ async def _chunks(
         elif item is Pause.STOPPED:
             ending.reason = "the server is shutting down; the run was cancelled"
             if not terminal:
-                yield encoder.encode(
-                    RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE)
-                )
+                yield encode(RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE))
             return
         elif isinstance(item, BaseEvent):
             try:
-                chunk = encoder.encode(item)
+                chunk = encode(item)
             except Exception:
                 # An event JSON cannot carry (a lone surrogate, an object in the state): end
                 # the run with RUN_ERROR rather than cut the stream.
                 log.exception("Could not encode %s of an AG-UI run of %s", item.type, agent.name)
                 ending.reason = "an event could not be encoded"
                 message = agent.run_error_message or ENCODING_ERROR_MESSAGE
-                yield encoder.encode(RunErrorEvent(message=message))
+                yield encode(RunErrorEvent(message=message))
                 return
             terminal = terminal or item.type in _TERMINAL
             yield chunk
