@@ -16,7 +16,9 @@ must answer.
 
 from __future__ import annotations
 
+import logging
 import sys
+import traceback
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -130,14 +132,41 @@ def run_program(
 
     served = ServedApps()
     main = sys.modules.get("__main__")
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, _logging_restored():
         patch.setattr(uvicorn, "run", served.run)
         try:
             namespace = eval_example.run(example)
+        except Exception as error:
+            # pytest cannot render frames of code compiled from Markdown: report them here.
+            raise BlockFailed(f"{block_id(example)}\n{_describe(error)}") from None
         finally:
             if main is not None:
                 sys.modules["__main__"] = main
     return namespace, served
+
+
+class BlockFailed(AssertionError):
+    """A documentation block raised; the message holds its traceback."""
+
+
+def _describe(error: BaseException) -> str:
+    lines = [f"{type(error).__name__}: {error}"]
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        lines.append(f"  {frame.f_code.co_filename}:{line} in {frame.f_code.co_name}")
+    return "\n".join(lines)
+
+
+@contextmanager
+def _logging_restored() -> Iterator[None]:
+    """Undo what a block does to logging (handlers on the root logger, logger levels)."""
+    loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
+    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
+    try:
+        yield
+    finally:
+        for logger, level, handlers in saved:
+            logger.setLevel(level)
+            logger.handlers[:] = handlers
 
 
 def apps_of(namespace: dict[str, Any], served: ServedApps) -> list[FastAPI]:
