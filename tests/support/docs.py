@@ -1,8 +1,7 @@
-"""Run the Python blocks of the READMEs as programs, offline, and drive the servers they define.
+"""Run the Python blocks of the documentation as programs, offline, and drive their servers.
 
-Blocks are found by ``pytest-examples``. A block whose fence has the line ``<!-- fragment -->``
-directly above it is a deliberate fragment: it is only compiled (top-level ``await`` allowed).
-Every other block is run as a complete program, as ``__main__``, with:
+Blocks are found by ``pytest-examples`` in ``README.md``, every page of ``docs/`` and
+``examples/README.md``. Each block is a complete program and is run as ``__main__``, with:
 
 * every model the SDK's default provider would build replaced by the examples' offline demo
   model (:func:`offline_models`), and SDK tracing off, so nothing reaches the network;
@@ -17,7 +16,9 @@ must answer.
 
 from __future__ import annotations
 
+import logging
 import sys
+import traceback
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,8 +38,8 @@ from pytest_examples import CodeExample, find_examples
 from support.invariants import check_stream
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC_FILES = (ROOT / "README.md", ROOT / "examples" / "README.md")
-FRAGMENT_MARK = "<!-- fragment -->"
+README = ROOT / "README.md"
+DOC_FILES = (README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "README.md")
 FAILURE_TEXT = "Missing credentials: the key sk-doc-test-secret was rejected"
 """What the failing model raises: raw exception text a client should not need to see."""
 
@@ -46,19 +47,12 @@ _EVENTS: TypeAdapter[Any] = TypeAdapter(Event)
 
 
 def python_blocks() -> list[CodeExample]:
-    """Every ```python block of the READMEs, in file order."""
+    """Every ```python block of the documentation, in file order."""
     return [example for example in find_examples(*DOC_FILES) if example.prefix == "python"]
 
 
 def block_id(example: CodeExample) -> str:
     return f"{example.path.relative_to(ROOT)}:{example.start_line}"
-
-
-def is_fragment(example: CodeExample) -> bool:
-    """Whether the line directly above the block's fence is the fragment marker."""
-    lines = example.path.read_text(encoding="utf-8").splitlines()
-    fence = example.start_line - 1  # start_line is the fence's 1-based line number
-    return fence > 0 and lines[fence - 1].strip() == FRAGMENT_MARK
 
 
 # --------------------------------------------------------------------------- offline models
@@ -138,14 +132,41 @@ def run_program(
 
     served = ServedApps()
     main = sys.modules.get("__main__")
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, _logging_restored():
         patch.setattr(uvicorn, "run", served.run)
         try:
             namespace = eval_example.run(example)
+        except Exception as error:
+            # pytest cannot render frames of code compiled from Markdown: report them here.
+            raise BlockFailed(f"{block_id(example)}\n{_describe(error)}") from None
         finally:
             if main is not None:
                 sys.modules["__main__"] = main
     return namespace, served
+
+
+class BlockFailed(AssertionError):
+    """A documentation block raised; the message holds its traceback."""
+
+
+def _describe(error: BaseException) -> str:
+    lines = [f"{type(error).__name__}: {error}"]
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        lines.append(f"  {frame.f_code.co_filename}:{line} in {frame.f_code.co_name}")
+    return "\n".join(lines)
+
+
+@contextmanager
+def _logging_restored() -> Iterator[None]:
+    """Undo what a block does to logging (handlers on the root logger, logger levels)."""
+    loggers = [logging.getLogger(), *map(logging.getLogger, list(logging.root.manager.loggerDict))]
+    saved = [(logger, logger.level, list(logger.handlers)) for logger in loggers]
+    try:
+        yield
+    finally:
+        for logger, level, handlers in saved:
+            logger.setLevel(level)
+            logger.handlers[:] = handlers
 
 
 def apps_of(namespace: dict[str, Any], served: ServedApps) -> list[FastAPI]:

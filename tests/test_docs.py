@@ -1,33 +1,33 @@
-"""The READMEs' Python blocks run as written, offline; the servers they define serve AG-UI runs.
+"""The documentation's Python blocks run as written, offline; the servers they define serve runs.
 
 See :mod:`support.docs` for how blocks are found, run and driven. Beyond running every block,
-the translator endpoint of the main README is held to what it promises: client tools reach the
+the translator endpoint of the README is held to what it promises: client tools reach the
 agent and end the run pending, a failing run ends with RUN_ERROR (safe text, details logged)
-and a complete response, and the README's curl body is a valid request it serves.
+and a complete response, and the README's curl body is a valid request it serves. The README
+stays a front page, and the links between the documents lead somewhere.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import logging
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 from ag_ui.core import RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedSuccessOutcome
 from fastapi.testclient import TestClient
-from pytest_examples import CodeExample, EvalExample, find_examples
+from pytest_examples import CodeExample, EvalExample
 
 from support.docs import (
     DOC_FILES,
     FAILURE_TEXT,
+    README,
+    ROOT,
     apps_of,
     block_id,
     drive_app,
     failing_model,
-    is_fragment,
     offline_models,
     post_routes,
     post_run,
@@ -41,18 +41,33 @@ BLOCKS = python_blocks()
 PROTOCOLS = pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["1.0", "pre-1.0"])
 
 
-def test_the_readmes_have_python_blocks() -> None:
-    assert {example.path for example in BLOCKS} >= {DOC_FILES[0]}
-    assert len([b for b in BLOCKS if not is_fragment(b)]) >= 3
+def test_the_readme_and_the_docs_have_python_blocks() -> None:
+    paths = {example.path for example in BLOCKS}
+    assert README in paths
+    assert len({path for path in paths if path.parent.name == "docs"}) >= 8
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 400
+    quick_start = lines.index("## Quick start")
+    assert "python3 dev.py serve" in "\n".join(lines[quick_start : quick_start + 10])
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_lead_to_files(path: Any) -> None:
+    for target in LINK.findall(path.read_text(encoding="utf-8")):
+        if "://" not in target:
+            assert (path.parent / target).exists(), f"{path.name} links to {target}"
 
 
 @pytest.mark.parametrize("example", BLOCKS, ids=block_id)
 def test_python_block(
     example: CodeExample, eval_example: EvalExample, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if is_fragment(example):
-        compile(example.source, block_id(example), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-        return
     with offline_models(monkeypatch):
         namespace, served = run_program(example, eval_example, monkeypatch)
         for app in apps_of(namespace, served):
@@ -75,7 +90,7 @@ def translator_block() -> CodeExample:
     [block] = [
         b
         for b in BLOCKS
-        if b.path == DOC_FILES[0] and "translated.tools" in b.source and "@app.post" in b.source
+        if b.path == README and "translated.tools" in b.source and "@app.post" in b.source
     ]
     return block
 
@@ -134,7 +149,7 @@ def test_a_failing_translator_run_ends_cleanly_with_a_safe_message(
 
 
 def readme_curl_body() -> dict[str, Any]:
-    text = DOC_FILES[0].read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
     [command] = [
         block
         for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
@@ -156,22 +171,3 @@ def test_the_readme_curl_request_is_served_by_the_translator_endpoint(
         [path] = post_routes(translator_app)
         events = post_run(client, path, body)
     assert isinstance(events[-1], RunFinishedEvent)
-
-
-def test_fragment_marks_sit_directly_above_a_python_fence() -> None:
-    for path in DOC_FILES:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        for index, line in enumerate(lines):
-            if line.strip() == "<!-- fragment -->":
-                assert lines[index + 1].startswith("```python"), f"{path.name}:{index + 1}"
-
-
-def test_a_marked_block_is_a_fragment_and_others_are_programs(tmp_path: Path) -> None:
-    doc = tmp_path / "doc.md"
-    doc.write_text(
-        "Intro\n\n<!-- fragment -->\n```python\nawait thing()\n```\n\n"
-        "<!-- fragment -->\n\n```python\nprint(1)\n```\n"
-    )
-    first, second = find_examples(doc)
-    assert is_fragment(first)
-    assert not is_fragment(second)  # a blank line in between: not directly above
