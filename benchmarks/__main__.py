@@ -1,0 +1,84 @@
+"""Run the benchmarks and print their report as Markdown.
+
+uv run --group bench python -m benchmarks            # quick sizes, about a minute
+uv run --group bench python -m benchmarks --full     # the sizes of results.md
+... --out report.md                                  # also write the report to a file
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .concurrency import measure_concurrency
+from .per_token import measure_memory, measure_per_token
+from .report import concurrency_table, environment, memory_table, per_token_table
+from .sides import pydantic_ai_version
+
+__all__ = ["Sizes", "main", "run"]
+
+
+@dataclass
+class Sizes:
+    """How big each benchmark runs."""
+
+    tokens: int
+    repetitions: int
+    memory_tokens: int
+    streams: int
+    stream_tokens: int
+    rate: float
+    ramp: float
+
+    @classmethod
+    def quick(cls) -> Sizes:
+        """About a minute on 2 cores."""
+        return cls(300, 5, 2_000, 50, 40, 20.0, 1.0)
+
+    @classmethod
+    def full(cls) -> Sizes:
+        """The sizes of results.md: a few minutes on 2 cores."""
+        return cls(2_000, 15, 10_000, 500, 100, 20.0, 2.0)
+
+
+def run(sizes: Sizes, *, concurrency: bool = True) -> str:
+    """Run every benchmark at `sizes`; the report."""
+    with_pai = pydantic_ai_version() is not None
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    lines = ["# Benchmark results", "", f"Measured {started}.", "", *environment(), ""]
+    if not with_pai:
+        lines += ["pydantic-ai is not installed (`--group bench`): its columns are left out.", ""]
+    lines += ["## CPU per streamed token and time to first event", ""]
+    lines += per_token_table(measure_per_token(sizes.tokens, sizes.repetitions, with_pai=with_pai))
+    lines += ["", "## Memory per stream", ""]
+    lines += memory_table(measure_memory(sizes.memory_tokens, with_pai=with_pai))
+    if concurrency:
+        report = measure_concurrency(
+            sizes.streams, sizes.stream_tokens, sizes.rate, ramp=sizes.ramp
+        )
+        lines += ["", "## Concurrent paced streams on one uvicorn process", ""]
+        lines += concurrency_table(report)
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    """Parse the flags, run, print (and write) the report."""
+    parser = argparse.ArgumentParser(description="AG-UI adapter benchmarks")
+    parser.add_argument("--full", action="store_true", help="the sizes of results.md")
+    parser.add_argument("--no-concurrency", action="store_true", help="skip the server load")
+    parser.add_argument("--streams", type=int, help="concurrent streams (overrides the size)")
+    parser.add_argument("--out", type=Path, help="also write the report here")
+    args = parser.parse_args()
+    sizes = Sizes.full() if args.full else Sizes.quick()
+    if args.streams:
+        sizes.streams = args.streams
+    text = run(sizes, concurrency=not args.no_concurrency)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
