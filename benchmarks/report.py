@@ -1,263 +1,117 @@
-"""Tables for the terminal and for ``results.md``."""
+"""The benchmarks' report as Markdown."""
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Sequence
-from typing import Any
+import os
+import platform
+from importlib.metadata import PackageNotFoundError, version
 
-__all__ = ["fmt_spread", "markdown_report", "table"]
+from ._encode import ENCODER_NAME
+from .concurrency import ConcurrencyReport
+from .per_token import MemoryReport, TokenReport
 
+__all__ = ["concurrency_table", "environment", "memory_table", "per_token_table"]
 
-def fmt_spread(values: Sequence[float], digits: int = 2) -> str:
-    """``median (min-max)`` of ``values``."""
-    if not values:
-        return "n/a"
-    median = statistics.median(values)
-    return f"{median:.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table, padded so it also reads well in a terminal."""
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+LABELS = {
+    "sdk_bare": "OpenAI Agents SDK run alone",
+    "sdk_adapted": "the same through ag-ui-openai-agents, encoded",
+    "pai_bare": "pydantic-ai run alone",
+    "pai_adapted": "the same through pydantic-ai's AGUIAdapter, encoded",
+}
+PACKAGES = ("ag-ui-openai-agents", "openai-agents", "pydantic-ai-slim", "ag-ui-protocol")
+PACKAGES += ("pydantic", "fastapi", "uvicorn", "httpx")
 
 
-TOTAL_TARGET = 1.4
-"""to_agui + EventEncoder, against the floor."""
-FAST_TARGET = 0.7
-"""to_agui + FastEventEncoder, against the floor (which encodes with EventEncoder)."""
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "absent"
 
 
-def _verdict(spread: dict[str, Any] | None, target: float) -> str:
-    if not spread:
-        return "n/a"
-    return "yes" if spread["median"] <= target else "NO"
-
-
-def _throughput_table(results: Sequence[dict[str, Any]]) -> str:
-    rows = []
-    for result in results:
-        fast = result.get("fast_ratio_per_repetition")
-        rows.append(
-            [
-                result["name"],
-                f"{result['sdk_events']:,}",
-                f"{result['agui_events']:,}",
-                fmt_spread(result["floor_us_per_event"]["samples"]),
-                fmt_spread(result["total_us_per_event"]["samples"]),
-                fmt_spread(result["ratio_per_repetition"]["samples"], 3),
-                _verdict(result["ratio_per_repetition"], TOTAL_TARGET),
-                fmt_spread(result.get("fast_us_per_event", {}).get("samples", [])),
-                fmt_spread(fast["samples"] if fast else [], 3),
-                _verdict(fast, FAST_TARGET),
-                fmt_spread(
-                    result.get("interleaved_ratio_per_repetition", {}).get("samples", []), 3
-                ),
-                fmt_spread(result.get("bound_ratio_per_repetition", {}).get("samples", []), 3),
-                fmt_spread(result.get("minimal_ratio_per_repetition", {}).get("samples", []), 3),
-            ]
-        )
-    headers = [
-        "workload",
-        "SDK events",
-        "AG-UI events",
-        "floor µs/SDK event",
-        "total µs/SDK event",
-        "total / floor",
-        f"≤ {TOTAL_TARGET}",
-        "fast total µs/SDK event",
-        "fast / floor",
-        f"≤ {FAST_TARGET}",
-        "interleaved / floor",
-        "bound / floor",
-        "minimal / floor",
+def environment() -> list[str]:
+    """The machine and the versions, as list items."""
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    return [
+        f"- {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"load average at the start {load}",
+        f"- Python {platform.python_version()} ({platform.python_implementation()})",
+        "- " + ", ".join(f"{name} {_version(name)}" for name in PACKAGES),
+        f"- SSE encoding: `{ENCODER_NAME}`",
     ]
-    return table(headers, rows)
 
 
-def _scaling_lines(data: dict[str, Any]) -> list[str]:
-    lines = []
-    linear = data.get("linearity")
-    if linear:
-        verdict = "yes" if linear["ratio"] <= 11 else "NO"
+def per_token_table(report: TokenReport) -> list[str]:
+    """CPU per token and time to first event, one row per side, then the added figures."""
+    lines = [
+        f"{report.tokens} tokens per run, {report.repetitions} interleaved repetitions "
+        "(median (min-max)).",
+        "",
+        "| run | CPU µs per token | first event ms | first token ms |",
+        "|---|---|---|---|",
+    ]
+    for name, cpu in report.cpu_us.items():
         lines.append(
-            f"- time({linear['large']:,} SDK events) / time({linear['small']:,} SDK events), "
-            f"paired runs, translation + EventEncoder: **{linear['ratio']:.2f}** (target ≤ 11: "
-            f"{verdict}; per repetition {fmt_spread(linear['samples'])}); translation + "
-            f"FastEventEncoder: {fmt_spread(linear.get('fast_samples', []))}; translation "
-            f"alone, without encoding: {fmt_spread(linear['translation_samples'])}"
+            f"| {LABELS[name]} | {cpu.show()} | {report.first_event_ms[name].show()} "
+            f"| {report.first_token_ms[name].show()} |"
         )
-    memory = data.get("memory")
-    if memory:
-        lines += _memory_lines(memory)
+    lines.append("")
+    assert report.ours_added_us is not None
+    lines.append(f"- added by ag-ui-openai-agents: **{report.ours_added_us.show()} µs per token**")
+    if report.pai_added_us is not None and report.ratio is not None:
+        lines.append(f"- added by pydantic-ai's adapter: **{report.pai_added_us.show()} µs**")
+        verdict = "met" if report.ratio.median <= 1 / 3 else "missed"
+        lines.append(
+            f"- ours / pydantic-ai's, per repetition: **{report.ratio.show(3)}** "
+            f"(target at most 0.333: {verdict})"
+        )
     return lines
 
 
-def _real_run_table(runs: Sequence[dict[str, Any]], replays: Sequence[dict[str, Any]]) -> str:
-    """Runs bare and adapted; the translation's share comes from the replay of the same stream."""
-    replay = {entry["name"]: entry for entry in replays}
-    rows = []
-    for run in runs:
-        same = replay.get(run["name"])
-        translation = "n/a"
-        if same is not None:
-            # What translating adds per SDK event in the replay (total - floor, medians).
-            added = same["total_us_per_event"]["median"] - same["floor_us_per_event"]["median"]
-            translation = f"{added / run['adapted_median_us']:.1%}"
-        rows.append(
-            [
-                run["name"],
-                f"{run['sdk_events']:,}",
-                fmt_spread(run["bare_us_per_event"], 1),
-                fmt_spread(run["adapted_us_per_event"], 1),
-                fmt_spread([share * 100 for share in run["added_share"]], 1),
-                fmt_spread(run.get("fast_us_per_event", []), 1),
-                fmt_spread([share * 100 for share in run.get("fast_overhead", [])], 1),
-                fmt_spread([share * 100 for share in run.get("fast_overhead_cpu", [])], 1),
-                translation,
-            ]
-        )
-    headers = [
-        "workload",
-        "SDK events",
-        "run alone µs/SDK event",
-        "run + to_agui + EventEncoder µs/SDK event",
-        "added by to_agui + EventEncoder, % of the adapted run",
-        "run + to_agui + FastEventEncoder µs/SDK event",
-        "FastEventEncoder run over the bare run, % (target ≤ 15 on the long answer)",
-        "the same in CPU time, %",
-        "translation alone (replay total - floor)",
-    ]
-    return table(headers, rows)
-
-
-def _server_table(levels: Sequence[dict[str, Any]]) -> str:
-    rows = []
-    for level in levels:
-        rows.append(
-            [
-                str(level["workers"]),
-                str(level.get("encoder", "standard")),
-                str(level["clients"]),
-                str(sum(level["runs"])),
-                fmt_spread(level["runs_per_second"], 1),
-                fmt_spread(level["ttfe_p50_ms"], 1),
-                fmt_spread(level["ttfe_p99_ms"], 1),
-                str(level["errors"]),
-                f"{level['valid_streams']}/{sum(level['runs'])}",
-            ]
-        )
-    headers = [
-        "workers",
-        "encoder",
-        "clients",
-        "runs",
-        "runs/s",
-        "p50 first event ms",
-        "p99 first event ms",
-        "errors",
-        "valid streams",
-    ]
-    return table(headers, rows)
-
-
-def _machine_lines(machine: dict[str, Any]) -> list[str]:
-    packages = ", ".join(f"{name} {version}" for name, version in machine["packages"].items())
-    return [
-        f"- CPU: {machine['cpu']}, nproc {machine['nproc']}",
-        f"- Python {machine['python']} ({machine['implementation']}), {machine['platform']}",
-        f"- {packages}",
-    ]
-
-
-def _memory_lines(memory: dict[str, Any]) -> list[str]:
-    """The peak-memory figures: the endpoint's case (live stream, FastEventEncoder) first."""
-
-    def peak(key: str) -> str:
-        size = memory.get(f"{key}_peak_bytes")
-        if not size:
-            return "not measured"
-        ratio = memory[f"{key}_ratio"]
-        return f"{size / 1e6:.2f} MB = {ratio:.2f}x"
-
-    live = memory.get("live_fast_encode_ratio")
-    verdict = "not measured" if not live else ("yes" if live <= 2 else "NO")
-    return [
-        f"- peak memory, {memory['deltas']:,} deltas, streamed text "
-        f"{memory['text_bytes'] / 1e6:.2f} MB. Live stream (every delta a fresh string, as "
-        f"from the provider): translation + FastEventEncoder **{peak('live_fast_encode')}** "
-        f"the text (target ≤ 2: {verdict}); translation alone {peak('live_translate')}. "
-        f"Recorded stream (the deltas held by the recording): translation alone "
-        f"{peak('translate')}; + EventEncoder {peak('encode')}; + FastEventEncoder "
-        f"{peak('fast_encode')}",
-    ]
-
-
-def markdown_report(data: dict[str, Any]) -> str:
-    """The whole results file."""
-    settings = data["settings"]
-    parts = [
-        "# Benchmark results",
+def memory_table(report: MemoryReport) -> list[str]:
+    """Peak traced memory of one long stream, by side."""
+    lines = [
+        f"One stream of {report.tokens} tokens, peak of `tracemalloc`:",
         "",
-        f"Measured {data['when']} with `{data['command']}`; "
-        f"{settings['repetitions']} repetitions after {settings['warmups']} warmups "
-        "(median, then min-max).",
-        "",
-        *_machine_lines(data["machine"]),
-        f"- load average when starting: {data['load_average']}",
-        "",
+        "| run | peak KB | bytes per token |",
+        "|---|---|---|",
     ]
-    if data.get("throughput"):
-        seconds = settings.get("sample_seconds")
-        loops = ", ".join(f"{entry.get('loops_per_sample', 1)}" for entry in data["throughput"])
-        length = f" for the total to last about {seconds} s" if seconds else ""
-        note = (
-            f"Each sample sums enough replays{length} (replays per sample, by row: {loops}); "
-            "the replays of floor, interleaved floor, total (to_agui + EventEncoder), fast "
-            "total (to_agui + FastEventEncoder), bound and minimal alternate one by one. "
-            "Interleaved: the floor's work in the stream's order (after each SDK event, the "
-            "encoding of its events). Bound: the same events freshly built and yielded after "
-            "each SDK event, with no translating. Minimal: the bound in a translator's shape, "
-            "one method call per SDK event keeping each delta (see benchmarks/README.md)."
-        )
-        parts += [
-            "## Translator throughput",
-            "",
-            _throughput_table(data["throughput"]),
-            "",
-            note,
-            "",
-        ]
-    if data.get("real_run"):
-        parts += [
-            "## Inside a real run",
-            "",
-            _real_run_table(data["real_run"], data.get("throughput", [])),
-            "",
-            "The whole `Runner.run_streamed` run on the scripted model, which answers at once; "
-            "bare and adapted runs alternate. The last column divides what translating adds "
-            "per SDK event in the replay above (total - floor) by the adapted run's time.",
-            "",
-        ]
-    scaling = _scaling_lines(data)
-    if scaling:
-        parts += ["## Linear cost and memory", "", *scaling, ""]
-    server = data.get("server")
-    if server:
-        parts += [
-            "## Server",
-            "",
-            f"Target: {server['target']}. Request budget per repetition: "
-            f"max({server['min_requests']}, {server['requests_per_client']} x clients), "
-            f"time limit {server['time_limit']} s.",
-            "",
-            _server_table(server["levels"]),
-            "",
-        ]
-    return "\n".join(parts)
+    for name, peak in report.peak_kb.items():
+        per = peak * 1024 / report.tokens
+        lines.append(f"| {LABELS[name]} | {peak:,.0f} | {per:,.0f} |")
+    return lines
+
+
+def concurrency_table(report: ConcurrencyReport) -> list[str]:
+    """The concurrent load's figures as a two-column table."""
+    r = report
+    wall = r.wall_s or 1.0
+    rows = [
+        ("streams, tokens each, model pace", f"{r.streams}, {r.tokens}, {r.rate:g} tokens/s"),
+        ("started over", f"{r.ramp_s:g} s"),
+        ("tokens received", f"{r.tokens_received:,} of {r.streams * r.tokens:,}"),
+        ("tokens/s per stream, median (min)", _pair(r.stream_rate, "median", "min")),
+        ("tokens/s in all (had every stream kept pace)",
+         f"{r.aggregate_rate:,.0f} ({r.offered_rate:,.0f})"),
+        ("model token to client receipt, p50 / p90 / p99 / max ms", _latency(r.latency_ms)),
+        ("request to first event, median (max) ms", _pair(r.first_event_ms, "median", "max")),
+        ("server CPU during the load", f"{r.server_cpu_s:.2f} s ({r.server_cpu_s / wall:.0%})"),
+        ("load generator CPU", f"{r.load_cpu_s:.2f} s ({r.load_cpu_s / wall:.0%})"),
+        ("server RSS idle, peak", f"{r.server_rss_idle_mb:.1f} MB, {r.server_rss_peak_mb:.1f} MB"),
+        ("memory per open stream", f"{r.kb_per_open_stream:.1f} KB"),
+        ("errors", f"{r.errors} {'; '.join(r.error_kinds)}".strip()),
+    ]  # fmt: skip
+    lines = [f"Load of {r.wall_s:.1f} s.", "", "| measure | value |", "|---|---|"]
+    return lines + [f"| {name} | {value} |" for name, value in rows]
+
+
+def _pair(values: dict[str, float], first: str, second: str) -> str:
+    if not values:
+        return "n/a"
+    return f"{values[first]:.1f} ({values[second]:.1f})"
+
+
+def _latency(values: dict[str, float]) -> str:
+    if not values:
+        return "n/a"
+    return " / ".join(f"{values[k]:.1f}" for k in ("p50", "p90", "p99", "max"))

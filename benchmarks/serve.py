@@ -1,67 +1,51 @@
-"""Serve an ASGI app factory with uvicorn on a TCP socket that has ``TCP_NODELAY``.
+"""The served app of the concurrency benchmark: the FastAPI shortcut on a paced token model.
 
-    python benchmarks/serve.py MODULE:FACTORY --port PORT [--workers N]
+    python -m benchmarks.serve --port 8765 --tokens 100 --interval 0.05
 
-``uvicorn --workers N`` (N > 1) binds its listening socket without naming the TCP protocol,
-so asyncio does not turn Nagle's algorithm off on the connections it accepts: a response
-written in several small pieces, as an SSE stream is, then waits for the client's delayed
-acknowledgement (about 40 ms on Linux). This launcher binds the socket with the protocol
-named, which is what a single uvicorn worker gets, and otherwise starts uvicorn as its
-command line does. It is a standalone script so it can run in any environment that has
-uvicorn (the examples' own, for instance).
+serves `POST /agent` (and `GET /agent/health`) with uvicorn, one process, loopback only.
+Every run streams `tokens` text deltas `interval` seconds apart, each stamped with the
+wall-clock time the model yielded it.
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import sys
-from inspect import signature
 from typing import Any
 
 import uvicorn
-from uvicorn.supervisors import Multiprocess
+from agents import Agent
+from fastapi import FastAPI
+
+from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+
+from .models import run_config
+
+__all__ = ["PATH", "create_app", "main"]
+
+PATH = "/agent"
 
 
-def _socket(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.set_inheritable(True)
-    return sock
-
-
-def main(argv: list[str]) -> int:
-    """Parse the command line and serve until terminated."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("app")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--workers", type=int, default=1)
-    args = parser.parse_args(argv)
-    sys.path.insert(0, ".")
-    config = uvicorn.Config(
-        args.app,
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        log_level="warning",
-        access_log=False,
-        timeout_keep_alive=120,
+def create_app(tokens: int, interval: float) -> FastAPI:
+    """One agent under `PATH`, its model streaming `tokens` stamped deltas."""
+    agent: Agent[Any] = Agent(name="assistant", instructions="Answer.")
+    wrapped = OpenAIAgentsAgent(
+        agent, name="assistant", run_config=run_config(tokens, interval=interval, stamped=True)
     )
-    server = uvicorn.Server(config)
-    sock = _socket(args.host, args.port)
-    if args.workers > 1:
-        # uvicorn < 0.30 takes the worker entry point; newer versions find it themselves.
-        extra: dict[str, Any] = (
-            {"target": server.run} if "target" in signature(Multiprocess).parameters else {}
-        )
-        Multiprocess(config, sockets=[sock], **extra).run()
-    else:
-        server.run(sockets=[sock])
-    return 0
+    app = FastAPI()
+    add_openai_agents_fastapi_endpoint(app, wrapped, PATH)
+    return app
+
+
+def main() -> None:
+    """Parse the flags and serve until stopped."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tokens", type=int, default=100)
+    parser.add_argument("--interval", type=float, default=0.05)
+    args = parser.parse_args()
+    app = create_app(args.tokens, args.interval)
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", backlog=4096)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main()

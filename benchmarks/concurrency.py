@@ -1,0 +1,162 @@
+"""Many concurrent network-paced streams on one uvicorn process.
+
+The app of `serve.py` runs in a uvicorn process of its own; the load generator of `load.py`
+runs in another. While the load runs, the server's CPU time and resident memory are read from
+`/proc` every 0.1 s. Reported: the token rate held (per stream and in all, against the model's
+pace), the delay from the model's token to the client's receipt (p50, p99), the server's CPU,
+its memory per open stream (peak RSS during the load minus its RSS before, per stream), the
+load generator's CPU, and errors. Loopback only; bounded by the stream count and a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+__all__ = ["ConcurrencyReport", "measure_concurrency"]
+
+ROOT = Path(__file__).resolve().parents[1]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class ConcurrencyReport:
+    """What one load against the served app gave (see the module's docstring)."""
+
+    streams: int
+    tokens: int
+    rate: float
+    """Tokens per second of each stream, as the model paces them."""
+    ramp_s: float
+    wall_s: float = 0.0
+    tokens_received: int = 0
+    stream_rate: dict[str, float] = field(default_factory=dict)
+    """Per stream, tokens/s between its first and last token: median and min."""
+    aggregate_rate: float = 0.0
+    """Tokens received / the time from the first to the last token anywhere."""
+    offered_rate: float = 0.0
+    """The same had every stream kept the model's pace."""
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    first_event_ms: dict[str, float] = field(default_factory=dict)
+    server_cpu_s: float = 0.0
+    server_rss_idle_mb: float = 0.0
+    server_rss_peak_mb: float = 0.0
+    kb_per_open_stream: float = 0.0
+    load_cpu_s: float = 0.0
+    errors: int = 0
+    error_kinds: list[str] = field(default_factory=list)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _proc(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) and resident MB of process `pid`."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / TICKS
+    rss = int(fields[21]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return cpu, rss
+
+
+def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with {server.returncode}")
+        try:
+            if httpx.get(url + "/health", timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("the server did not answer its health check")
+
+
+def _run_load(url: str, streams: int, ramp: float, timeout: float) -> dict[str, Any]:
+    args = [sys.executable, "-m", "benchmarks.load", "--url", url, "--streams", str(streams)]
+    args += ["--ramp", str(ramp), "--timeout", str(timeout)]
+    done = subprocess.run(
+        args, cwd=ROOT, capture_output=True, text=True, timeout=timeout + 60, check=True
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _sample_while(pid: int, running: threading.Event, peaks: list[float]) -> None:
+    while running.is_set():
+        peaks.append(_proc(pid)[1])
+        time.sleep(0.1)
+
+
+def _start_server(port: int, tokens: int, interval: float) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "benchmarks.serve", "--port", str(port)]
+    args += ["--tokens", str(tokens), "--interval", str(interval)]
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+def measure_concurrency(
+    streams: int, tokens: int, rate: float, *, ramp: float = 1.0, timeout: float = 120.0
+) -> ConcurrencyReport:
+    """Serve, warm up with a few streams, then run the load and read the server meanwhile."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/agent"
+    server = _start_server(port, tokens, 1.0 / rate)
+    try:
+        _wait_healthy(url, server)
+        _run_load(url, min(streams, 5), 0.0, timeout)
+        cpu_before, idle = _proc(server.pid)
+        running, peaks = threading.Event(), [idle]
+        running.set()
+        sampler = threading.Thread(target=_sample_while, args=(server.pid, running, peaks))
+        sampler.start()
+        try:
+            load = _run_load(url, streams, ramp, timeout)
+        finally:
+            running.clear()
+            sampler.join()
+        cpu_after = _proc(server.pid)[0]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    report = ConcurrencyReport(streams=streams, tokens=tokens, rate=rate, ramp_s=ramp)
+    report.server_cpu_s = cpu_after - cpu_before
+    report.server_rss_idle_mb, report.server_rss_peak_mb = idle, max(peaks)
+    report.kb_per_open_stream = (max(peaks) - idle) * 1024 / max(streams, 1)
+    _fill_from_load(report, load)
+    return report
+
+
+def _fill_from_load(report: ConcurrencyReport, load: dict[str, Any]) -> None:
+    report.wall_s, report.load_cpu_s = load["wall_s"], load["cpu_s"]
+    report.tokens_received, report.latency_ms = load["tokens"], load["latency_ms"]
+    report.errors, report.error_kinds = load["errors"], load["error_kinds"]
+    done = [s for s in load["streams"] if s["tokens"] > 1 and s["last_token"] is not None]
+    rates = [(s["tokens"] - 1) / (s["last_token"] - s["first_token"]) for s in done]
+    if rates:
+        report.stream_rate = {"median": statistics.median(rates), "min": min(rates)}
+    firsts = [s["first_token"] for s in done]
+    if firsts:
+        span = max(s["last_token"] for s in done) - min(firsts)
+        report.aggregate_rate = report.tokens_received / span if span > 0 else 0.0
+        ideal_span = report.ramp_s * (1 - 1 / max(report.streams, 1))
+        ideal_span += (report.tokens - 1) / report.rate
+        report.offered_rate = report.streams * report.tokens / ideal_span
+    starts = sorted(
+        (s["first_event"] - s["requested"]) * 1e3 for s in load["streams"] if s["first_event"]
+    )
+    if starts:
+        report.first_event_ms = {"median": statistics.median(starts), "max": starts[-1]}

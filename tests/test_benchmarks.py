@@ -1,0 +1,68 @@
+"""Each benchmark runs at a tiny size and reports every figure, with sane values.
+
+Nothing here judges speed (the timings of a tiny run mean nothing): what is checked is that
+every side streamed every token, that the figures are finite and of the right sign, and that
+the served load ended every stream without error. Needs the `bench` dependency group for the
+pydantic-ai side; the server load starts a uvicorn process and a load generator process.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.concurrency import measure_concurrency
+from benchmarks.per_token import measure_memory, measure_per_token
+from benchmarks.report import concurrency_table, memory_table, per_token_table
+from benchmarks.sides import pydantic_ai_version
+
+needs_pydantic_ai = pytest.mark.skipif(
+    pydantic_ai_version() is None, reason="pydantic-ai is not installed (uv sync --group bench)"
+)
+
+
+@needs_pydantic_ai
+def test_per_token_reports_every_side_and_the_ratio() -> None:
+    report = measure_per_token(20, 2, warmup=0)
+    assert set(report.cpu_us) == {"sdk_bare", "sdk_adapted", "pai_bare", "pai_adapted"}
+    assert report.tokens_seen == dict.fromkeys(report.cpu_us, 20)
+    for name, cpu in report.cpu_us.items():
+        assert 0 < cpu.low <= cpu.median <= cpu.high, name
+        assert report.first_event_ms[name].median > 0, name
+        assert report.first_token_ms[name].median >= report.first_event_ms[name].low, name
+    assert report.ours_added_us is not None and report.pai_added_us is not None
+    assert report.ratio is not None and math.isfinite(report.ratio.median)
+    text = "\n".join(per_token_table(report))
+    assert "ours / pydantic-ai's" in text and "nan" not in text
+
+
+def test_per_token_without_pydantic_ai_reports_this_package_alone() -> None:
+    report = measure_per_token(10, 1, warmup=0, with_pai=False)
+    assert set(report.cpu_us) == {"sdk_bare", "sdk_adapted"}
+    assert report.tokens_seen == {"sdk_bare": 10, "sdk_adapted": 10}
+    assert report.ratio is None and report.ours_added_us is not None
+
+
+@needs_pydantic_ai
+def test_memory_reports_a_peak_per_side() -> None:
+    report = measure_memory(50)
+    assert set(report.peak_kb) == {"sdk_bare", "sdk_adapted", "pai_bare", "pai_adapted"}
+    assert all(peak > 0 for peak in report.peak_kb.values())
+    assert len(memory_table(report)) == 4 + len(report.peak_kb)
+
+
+def test_concurrent_streams_all_arrive_without_error() -> None:
+    report = measure_concurrency(4, 5, 50.0, ramp=0.1, timeout=60.0)
+    assert report.errors == 0, report.error_kinds
+    assert report.tokens_received == 4 * 5
+    assert report.latency_ms["p50"] >= 0 and report.latency_ms["p99"] >= report.latency_ms["p50"]
+    assert report.stream_rate["median"] > 0 and report.aggregate_rate > 0
+    assert report.server_cpu_s > 0 and report.load_cpu_s > 0
+    assert report.server_rss_peak_mb >= report.server_rss_idle_mb > 0
+    assert report.first_event_ms["median"] > 0
+    assert any(line.startswith("| errors | 0") for line in concurrency_table(report))
