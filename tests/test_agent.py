@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 import json
 import logging
 from collections.abc import Sequence
@@ -41,6 +40,14 @@ from agents import (
     set_tracing_disabled,
 )
 from agents.models.interface import ModelTracing
+from agents.tracing import (
+    Span,
+    Trace,
+    TracingProcessor,
+    get_trace_provider,
+    set_trace_provider,
+)
+from agents.tracing.provider import DefaultTraceProvider
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, shared_state
 from support.invariants import check_stream
@@ -584,30 +591,57 @@ def traced_config(model: ScriptedResponsesModel) -> RunConfig:
     )
 
 
-async def test_disable_tracing_env_turns_tracing_off_and_nothing_else(
-    monkeypatch: pytest.MonkeyPatch,
+class TraceRecorder(TracingProcessor):
+    """Records the traces a trace provider starts."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def on_trace_start(self, trace: Trace) -> None:
+        self.started.append(trace.name)
+
+    def on_trace_end(self, trace: Trace) -> None:
+        pass
+
+    def on_span_start(self, span: Span[Any]) -> None:
+        pass
+
+    def on_span_end(self, span: Span[Any]) -> None:
+        pass
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("value, traced", [("true", False), ("false", True)])
+async def test_the_sdk_itself_reads_the_disable_tracing_switch(
+    monkeypatch: pytest.MonkeyPatch, value: str, traced: bool
 ) -> None:
+    """The wrapper passes the application's RunConfig as it is; the SDK's own trace provider
+    reads OPENAI_AGENTS_DISABLE_TRACING (a fresh provider reads it on first use)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "true")
-    seen = capture_run_configs(monkeypatch)
-    model = TracingRecorder([Turn([Text("Hello.")])])
-    config = traced_config(model)
-    wrapper = OpenAIAgentsAgent(Agent(name="a", instructions="Hi."), run_config=config)
-
-    events = await run(wrapper, make_input())
-
+    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", value)
+    provider = DefaultTraceProvider()
+    recorder = TraceRecorder()
+    provider.register_processor(recorder)
+    previous = get_trace_provider()
+    set_trace_provider(provider)
+    try:
+        seen = capture_run_configs(monkeypatch)
+        config = traced_config(TracingRecorder([Turn([Text("Hello.")])]))
+        agent = Agent(name="a", instructions="Hi.")
+        events = await run(OpenAIAgentsAgent(agent, run_config=config), make_input())
+    finally:
+        set_trace_provider(previous)
     assert streamed_text(events) == "Hello."
-    assert model.tracing == [ModelTracing.DISABLED]
-    (used,) = seen
-    assert used is not None
-    assert used.tracing_disabled is True
-    for spec in dataclasses.fields(RunConfig):
-        if spec.name != "tracing_disabled":
-            assert getattr(used, spec.name) is getattr(config, spec.name), spec.name
-    assert config.tracing_disabled is False, "the application's RunConfig was changed"
+    assert seen == [config] and seen[0] is config
+    assert recorder.started == (["orders workflow"] if traced else [])
 
 
-@pytest.mark.parametrize("value", [None, "false"], ids=["unset", "false"])
+@pytest.mark.parametrize("value", [None, "false", "true"], ids=["unset", "false", "true"])
 async def test_without_the_env_switch_the_run_config_is_passed_unchanged(
     monkeypatch: pytest.MonkeyPatch, value: str | None
 ) -> None:
@@ -626,27 +660,6 @@ async def test_without_the_env_switch_the_run_config_is_passed_unchanged(
 
     assert seen == [config]
     assert seen[0] is config
-    assert model.tracing == [ModelTracing.ENABLED]
-
-
-async def test_disable_tracing_env_without_a_run_config_keeps_the_agents_model(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "true")
-    seen = capture_run_configs(monkeypatch)
-    model = TracingRecorder([Turn([Text("Hello.")])])
-
-    events = await run(OpenAIAgentsAgent(Agent(name="a", model=model)), make_input())
-
-    assert streamed_text(events) == "Hello."
-    assert model.tracing == [ModelTracing.DISABLED]
-    (used,) = seen
-    assert used is not None and used.tracing_disabled is True
-    defaults = RunConfig()
-    for spec in dataclasses.fields(RunConfig):
-        if spec.name not in ("tracing_disabled", "model_provider"):
-            assert getattr(used, spec.name) == getattr(defaults, spec.name), spec.name
 
 
 # --- handoffs -------------------------------------------------------------------------------

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
 import pytest
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput, StateSnapshotEvent, ToolCallResultEvent
 from agents import Agent, RunContextWrapper, function_tool, set_tracing_disabled
 
 from ag_ui_openai_agents import AGUITranslator, SharedState, shared_state, use_shared_state
+from ag_ui_openai_agents.subagents import _current as current_sink
 from support.invariants import check_stream
 from support.runs import brief, request
 from support.scripted import Call, Text, Turn, TurnSource, run_streamed
@@ -85,6 +88,16 @@ def test_use_shared_state_sets_and_restores_the_current_state() -> None:
             assert shared_state() is inner
         assert shared_state() is outer
 
+    with pytest.raises(LookupError):
+        shared_state()
+
+
+def test_use_shared_state_is_the_run_scope_state_and_subagent_sink() -> None:
+    state = SharedState({"count": 1})
+    with use_shared_state(state):
+        assert shared_state() is state
+        assert current_sink.get() is state.subagents
+    assert current_sink.get() is None
     with pytest.raises(LookupError):
         shared_state()
 
@@ -217,3 +230,62 @@ async def test_change_made_before_a_failure_is_streamed_before_run_error() -> No
     assert [e for e in brief(events) if e[0] == "STATE_SNAPSHOT"] == [
         ("STATE_SNAPSHOT", {"added": "x"})
     ]
+
+
+async def progress_run(
+    tool: Any, release: asyncio.Event | threading.Event
+) -> tuple[list[BaseEvent], SharedState]:
+    """Run ``tool`` once; read the stream until the tool's progress arrives, then release it."""
+    run_input = request(state={"progress": 0})
+    translator = AGUITranslator()
+    state = SharedState(run_input.state)
+    agent = Agent(name="worker", tools=[tool])
+    turns = [Turn([Call(tool.name, {}, call_id="call_w")]), Turn([Text("Done")])]
+    with use_shared_state(state):
+        result, _ = run_streamed(agent, translator.to_openai(run_input).messages, turns=turns)
+    events: list[BaseEvent] = []
+    async for event in translator.to_agui(result, run_input, shared_state=state):
+        events.append(event)
+        if isinstance(event, StateSnapshotEvent) and event.snapshot == {"progress": 50}:
+            assert not [e for e in events if isinstance(e, ToolCallResultEvent)]
+            release.set()
+    check_stream(events, run_input=run_input)
+    return events, state
+
+
+async def test_progress_reported_while_a_tool_works_reaches_the_client_before_it_returns() -> None:
+    """The tool waits for the test, which waits for the snapshot: only a pushed change can
+    reach the client in time (a change seen only with the next SDK event would hang)."""
+    release = asyncio.Event()
+
+    @function_tool
+    async def long_job() -> str:
+        """Work in steps, reporting progress."""
+        shared_state().update(progress=50)
+        await release.wait()
+        shared_state().update(progress=100)
+        return "finished"
+
+    events, state = await asyncio.wait_for(progress_run(long_job, release), timeout=30)
+    relevant = [e for e in brief(events) if e[0] in ("STATE_SNAPSHOT", "TOOL_CALL_RESULT")]
+    assert relevant == [
+        ("STATE_SNAPSHOT", {"progress": 50}),
+        ("STATE_SNAPSHOT", {"progress": 100}),
+        ("TOOL_CALL_RESULT", "call_w-result", "call_w", "finished"),
+    ]
+    assert state.value == {"progress": 100}
+
+
+async def test_progress_of_a_sync_tool_in_its_worker_thread_is_pushed_too() -> None:
+    release = threading.Event()
+
+    @function_tool
+    def sync_job() -> str:
+        """Work in steps in a thread, reporting progress."""
+        shared_state().update(progress=50)
+        release.wait(timeout=30)
+        return "finished" if release.is_set() else "never released"
+
+    events, _ = await asyncio.wait_for(progress_run(sync_job, release), timeout=30)
+    results = [e.content for e in events if isinstance(e, ToolCallResultEvent)]
+    assert results == ["finished"]

@@ -27,7 +27,7 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, subagent_events, use_run_scope
+from ag_ui_openai_agents import AGUITranslator, SharedState, subagent_events, use_shared_state
 from ag_ui_openai_agents.subagents import SubagentSink, streams_as_subagent
 from support.runs import AguiRun, _drain, request, run_agui, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
@@ -343,7 +343,7 @@ async def test_cancelled_run_closes_open_subagents_before_run_finished() -> None
     }
     run_input = request()
     translator = AGUITranslator()
-    with use_run_scope() as scope:
+    with use_shared_state(SharedState()) as scope:
         result, _ = run_streamed(
             manager(research_tool()),
             translator.to_openai(run_input).messages,
@@ -351,7 +351,7 @@ async def test_cancelled_run_closes_open_subagents_before_run_finished() -> None
         )
 
     async def cancel_once_streaming() -> Any:
-        async for event in translator.to_agui(result, run_input, scope=scope):
+        async for event in translator.to_agui(result, run_input, shared_state=scope):
             if isinstance(event, TextMessageContentEvent) and event.subagent_run_id:
                 result.cancel()
             yield event

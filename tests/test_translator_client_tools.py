@@ -1,6 +1,8 @@
 """A client tool call ends the run by itself, on every way of serving an agent.
 
-The translator recipe (the agent cloned with ``translated.tools``, nothing else configured),
+The proxies carry ``needs_approval``, so the SDK pauses the run in the turn that called one,
+before any later model call, whoever reads the stream and however it is scheduled. The
+translator recipe (the agent cloned with ``translated.tools``, nothing else configured),
 ``StopAtTools`` naming the client tools, and the wrapper: each run calls the model once, ends
 with RUN_FINISHED success naming the pending calls (1.0 clients) or the plain success outcome
 (clients without ``protocolVersion``), keeps the calls unanswered in the snapshot, and lets a
@@ -20,6 +22,7 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedSuccessOutcome,
+    SubagentStartedEvent,
     Tool,
     ToolCall,
     ToolCallResultEvent,
@@ -27,7 +30,14 @@ from ag_ui.core import (
 )
 from agents import Agent, RunConfig, StopAtTools, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, TranslatedInput, use_run_scope
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    OpenAIAgentsAgent,
+    SharedState,
+    TranslatedInput,
+    use_shared_state,
+)
+from ag_ui_openai_agents.subagents import subagent_events
 from support.invariants import check_stream
 from support.runs import of_type, only, request, run_agui, user
 from support.scripted import (
@@ -39,6 +49,7 @@ from support.scripted import (
     collect,
     run_streamed,
 )
+from support.subagent_runs import AgentScripts
 
 PROTOCOLS = pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["1.0", "pre-1.0"])
 
@@ -201,8 +212,8 @@ async def test_a_callers_own_cancel_is_still_reported_cancelled() -> None:
     assert model.call_count <= 1
 
 
-async def test_a_bare_iterator_cannot_be_stopped_by_the_translator() -> None:
-    """With ``stream_events()`` instead of the result, stopping is the agent's own behaviour."""
+async def test_a_bare_iterator_run_stops_too() -> None:
+    """The SDK pauses the run itself: the translator need not own it for the run to stop."""
     run_input = request(user("Color?"), tools=CLIENT_TOOLS)
     translator = AGUITranslator()
     translated = translator.to_openai(run_input)
@@ -211,15 +222,17 @@ async def test_a_bare_iterator_cannot_be_stopped_by_the_translator() -> None:
     result, model = run_streamed(agent, translated.messages, turns=turns)
     events = await collect(translator.to_agui(result.stream_events(), run_input))
     check_stream(events, run_input=run_input)
-    assert model.call_count == 2
-    assert only(events, RunFinishedEvent).outcome.type == "success"  # type: ignore[union-attr]
+    assert model.call_count == 1
+    outcome = only(events, RunFinishedEvent).outcome
+    assert isinstance(outcome, RunFinishedSuccessOutcome)
+    assert outcome.pending_tool_call_ids == ["c1"]
 
 
 @PROTOCOLS
-async def test_a_consumer_slow_after_run_started_still_stops_the_run(
+async def test_a_consumer_parked_until_the_run_ended_still_stops_the_run(
     protocol_version: str | None,
 ) -> None:
-    """The run may not finish its first turn unobserved while the server sends RUN_STARTED."""
+    """Nobody reads the stream while the run goes as far as it can: it still stops."""
     run_input = request(user("Plan it"), tools=CLIENT_TOOLS, protocol_version=protocol_version)
     translator = AGUITranslator()
     translated = translator.to_openai(run_input)
@@ -227,35 +240,64 @@ async def test_a_consumer_slow_after_run_started_still_stops_the_run(
     result, model = run_streamed(
         agent, translated.messages, turns=two_client_calls_and_a_backend_call()
     )
-    stream = translator.to_agui(result, run_input)
-    events = [await stream.__anext__()]
-    for _ in range(500):  # let the run task go as far as it can before the next read
-        await asyncio.sleep(0)
-    events += [event async for event in stream]
+    assert result.run_loop_task is not None
+    await asyncio.wait({result.run_loop_task})
+    events = await collect(translator.to_agui(result, run_input))
     check_stream(events, run_input=run_input, pre_1_0=protocol_version is None)
     assert model.call_count == 1
     assert_stopped_at_client_calls(events, protocol_version)
+
+
+RESEARCHER = Agent(name="Researcher", instructions="research")
+
+
+def research_tool() -> Any:
+    return RESEARCHER.as_tool(
+        tool_name="research_topic", tool_description="Research.", on_stream=subagent_events
+    )
 
 
 @PROTOCOLS
-async def test_the_recipe_stops_inside_a_run_scope_with_subagents(
+async def test_the_recipe_stops_while_the_shared_state_reads_the_run_ahead(
     protocol_version: str | None,
 ) -> None:
-    """With a run scope, the outer stream is read ahead; the stop must still come in time."""
+    """With a shared state the outer stream is read ahead by a task, which acknowledges the
+    SDK's events before the engine sees them. Here that task reads the whole run (a subagent
+    streaming, a client call in the same turn) while the consumer is parked: the manager's
+    model is still called once, and the stream is valid."""
     run_input = request(user("Plan it"), tools=CLIENT_TOOLS, protocol_version=protocol_version)
     translator = AGUITranslator()
     translated = translator.to_openai(run_input)
-    agent = recipe(base_agent())(translated)
-    with use_run_scope(run_input.state) as scope:
-        result, model = run_streamed(
-            agent, translated.messages, turns=two_client_calls_and_a_backend_call()
-        )
-    stream = translator.to_agui(result, run_input, scope=scope)
-    events = [await stream.__anext__()]
-    for _ in range(500):  # a slow consumer: the read-ahead task runs on meanwhile
-        await asyncio.sleep(0)
+    agent = recipe(Agent(name="Manager", instructions="manage", tools=[research_tool()]))
+    scripts = AgentScripts(
+        {
+            "manage": [
+                Turn(
+                    [
+                        Call("research_topic", {"input": "owls"}, call_id="call_r"),
+                        Call("pick_color", {"palette": "warm"}, call_id="call_a"),
+                    ]
+                )
+            ],
+            "research": [Turn([Text("Owls hunt at night.")])],
+        }
+    )
+    model = ScriptedResponsesModel(scripts)
+    state = SharedState(run_input.state)
+    with use_shared_state(state):
+        result, _ = run_streamed(agent(translated), translated.messages, model=model)
+    stream = translator.to_agui(result, run_input, shared_state=state)
+    events = [await stream.__anext__(), await stream.__anext__()]  # the read-ahead runs now
+    assert result.run_loop_task is not None
+    await asyncio.wait({result.run_loop_task})  # ... and reads every event of the run
     events += [event async for event in stream]
     check_stream(events, run_input=run_input, pre_1_0=protocol_version is None)
-    assert model.call_count == 1
-    assert weather_calls == ["Oslo"]
-    assert_stopped_at_client_calls(events, protocol_version)
+    manager_calls = [c for c in model.calls if str(c.instructions).startswith("manage")]
+    assert len(manager_calls) == 1
+    assert of_type(events, RunErrorEvent) == []
+    assert [e.subagent_run_id for e in of_type(events, SubagentStartedEvent)] != []
+    outcome = only(events, RunFinishedEvent).outcome
+    assert isinstance(outcome, RunFinishedSuccessOutcome)
+    assert outcome.pending_tool_call_ids == (["call_a"] if protocol_version else None)
+    results = [e.tool_call_id for e in of_type(events, ToolCallResultEvent)]
+    assert results == ["call_r"]

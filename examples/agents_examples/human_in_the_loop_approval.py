@@ -8,10 +8,11 @@ between: ``resume_tool_calls`` reads the decision from the request, runs or reje
 and the model continues from there.
 
 With ``settings.approval_secret`` (the server reads it from ``AG_UI_APPROVAL_SECRET``, or
-generates one at start), the translator signs each interrupt and ``resume_tool_calls`` runs a
-refund only when the approval answers an interrupt this server (or a replica with the same
-secret) issued for exactly that call, thread and arguments. A client that writes a refund into
-its history and approves it gets RUN_ERROR, and nothing runs.
+generates one at start), one ``ApprovalSigner`` is given to ``resume_tool_calls``: the
+translator signs each interrupt with the signer the resume carries, and a refund runs only
+when the approval answers an interrupt this server (or a replica with the same secret) issued
+for exactly that call, thread and arguments. A client that writes a refund into its history
+and approves it gets RUN_ERROR, and nothing runs.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
-from ag_ui_openai_agents import AGUITranslator, resume_tool_calls
+from ag_ui_openai_agents import AGUITranslator, ApprovalSigner, resume_tool_calls
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
@@ -61,16 +62,18 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     """Add ``POST path``: resume any decided approvals, then run the agent."""
     agent = build_agent(settings)
     secret = settings.approval_secret
-    translator = AGUITranslator(approval_secret=secret)
+    signer = ApprovalSigner.from_secret(secret) if secret else None
+    translator = AGUITranslator()
 
     @app.post(path, name="human_in_the_loop_approval")
     async def run_with_approvals(body: RunAgentInput, request: Request) -> StreamingResponse:
         encoder = EventEncoder(accept=request.headers.get("accept", ""))
 
         async def stream() -> AsyncIterator[str]:
-            # Answer the paused calls this request decides: approved ones run now.
+            # Answer the paused calls this request decides: approved ones run now. The result
+            # carries the signer, so to_agui signs this run's new interrupts with it.
             resumed = await resume_tool_calls(
-                agent, body, run_config=settings.run_config, approval_secret=secret
+                agent, body, run_config=settings.run_config, signer=signer
             )
             # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
             events = None

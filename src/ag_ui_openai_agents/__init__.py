@@ -15,7 +15,6 @@ from ag_ui_openai_agents.approvals.resume import (
 )
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
-from ag_ui_openai_agents.scope import RunScope, use_run_scope
 from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.state import SharedState, shared_state, use_shared_state
 from ag_ui_openai_agents.subagents import SubagentSink, subagent_events
@@ -30,7 +29,6 @@ __all__ = [
     "OpenAIAgentsAgent",
     "OpenAIToAGUITranslator",
     "ResumedToolCalls",
-    "RunScope",
     "SharedState",
     "SubagentSink",
     "TranslatedInput",
@@ -40,6 +38,5 @@ __all__ = [
     "resume_tool_calls",
     "shared_state",
     "subagent_events",
-    "use_run_scope",
     "use_shared_state",
 ]

@@ -1,17 +1,16 @@
 """``OpenAIAgentsAgent``: a fixed SDK agent served over AG-UI with the standard flow.
 
 Per request: answer tool calls the history left open (approvals), set up the run's scope (the
-request's state as its :class:`SharedState`, and the sink agents used as tools stream their
-subagent events into), translate the request, run a per-request clone of the agent (client
-tools added, the AG-UI context appended to its instructions) and translate its stream.
+request's state as its :class:`SharedState`, which also carries the sink agents used as tools
+stream their subagent events into), translate the request, run a per-request clone of the
+agent (client tools added, the AG-UI context appended to its instructions) and translate its
+stream.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
-import os
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any
@@ -28,16 +27,10 @@ from ag_ui.core import (
 from agents import Agent, FunctionTool, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
-from ag_ui_openai_agents.approvals.resume import resume_tool_calls
-from ag_ui_openai_agents.approvals.signing import (
-    DEFAULT_APPROVAL_MAX_AGE,
-    ApprovalSecret,
-    ApprovalSigner,
-    approval_signer,
-)
-from ag_ui_openai_agents.inbound.client_tools import stop_at_client_tools
-from ag_ui_openai_agents.scope import use_run_scope
+from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
+from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.server.capabilities import agent_capabilities
+from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -46,10 +39,6 @@ logger = logging.getLogger(__name__)
 
 SETUP_ERROR_MESSAGE = "The agent run could not be started."
 """What the client sees when the run fails before the SDK starts (details go to the log)."""
-
-
-def _tracing_disabled_by_env() -> bool:
-    return os.environ.get("OPENAI_AGENTS_DISABLE_TRACING", "").strip().lower() in ("true", "1")
 
 
 def _with_context_block(instructions: Any, block: str) -> Callable[..., Any]:
@@ -64,23 +53,6 @@ def _with_context_block(instructions: Any, block: str) -> Callable[..., Any]:
         return f"{base}\n\n{block}" if base else block
 
     return combined
-
-
-def _common_signer(
-    used: AGUITranslator,
-    given: AGUITranslator | None,
-    secret: ApprovalSecret | ApprovalSigner | None,
-    max_age: float,
-) -> ApprovalSigner | None:
-    """The signer both the pause and the resume use: the translator's, checked against ours."""
-    if given is not None and secret is not None:
-        own = approval_signer(secret, max_age)
-        if own != given.approval_signer:
-            raise ValueError(
-                "approval_secret differs from the approval signing of the translator passed in; "
-                "give the secret to the translator (AGUITranslator(approval_secret=...)) only"
-            )
-    return used.approval_signer
 
 
 class OpenAIAgentsAgent:
@@ -103,8 +75,7 @@ class OpenAIAgentsAgent:
         run_error_message: str | None = None,
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
-        approval_secret: ApprovalSecret | ApprovalSigner | None = None,
-        approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
+        approval_signer: ApprovalSigner | None = None,
     ) -> None:
         """Wrap ``agent``.
 
@@ -112,10 +83,12 @@ class OpenAIAgentsAgent:
         when it is None the request's AG-UI context list is passed instead. The lifecycle
         options are those of :meth:`AGUITranslator.to_agui`.
 
-        ``approval_secret`` signs approval interrupts and makes every approval prove it answers
-        one of them (one secret, or a list whose first signs and all verify; None reads
-        ``AG_UI_APPROVAL_SECRET``; an empty list turns signing off). Approvals are accepted for
-        ``approval_max_age`` seconds after the pause.
+        ``approval_signer`` signs the approval interrupts of every run and makes every approval
+        prove it answers one of them (``ApprovalSigner.from_secret(secret, max_age)``); the same
+        signer serves the pause and the resume. When it is None the wrapper builds one from
+        ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
+        set. Approvals are unsigned only when neither is given: to turn signing off, pass no
+        signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -130,12 +103,8 @@ class OpenAIAgentsAgent:
         self.emit_run_error = emit_run_error
         self.run_error_message = run_error_message
         self.context_in_instructions = context_in_instructions
-        self.translator = translator or AGUITranslator(
-            approval_secret=approval_secret, approval_max_age=approval_max_age
-        )
-        self.approval_signer = _common_signer(
-            self.translator, translator, approval_secret, approval_max_age
-        )
+        self.translator = translator or AGUITranslator()
+        self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
         """Signs and checks approvals; None when approvals are not signed."""
 
     def capabilities(self) -> AgentCapabilities:
@@ -148,8 +117,9 @@ class OpenAIAgentsAgent:
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
         and is re-raised (like every run error) for the server to log.
         """
+        state = SharedState(run_input.state)
         try:
-            with use_run_scope(run_input.state) as scope:
+            with use_shared_state(state):
                 events, resumed = await self._start(run_input)
         except Exception:
             logger.exception("AG-UI run %s could not be started", run_input.run_id)
@@ -173,16 +143,16 @@ class OpenAIAgentsAgent:
             emit_run_error=self.emit_run_error,
             run_error_message=self.run_error_message,
             resumed=resumed,
-            scope=scope,
+            shared_state=state,
         )
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
 
-    async def _start(self, run_input: RunAgentInput) -> tuple[Any, Any]:
+    async def _start(self, run_input: RunAgentInput) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
-        run_config = self._run_config()
+        run_config = self.run_config
         context = self._sdk_context(run_input)
         if context is None:
             context = list(run_input.context or [])
@@ -191,7 +161,7 @@ class OpenAIAgentsAgent:
             run_input,
             context=context,
             run_config=run_config,
-            approval_secret=self.approval_signer or (),
+            signer=self.approval_signer,
         )
         if resumed.open_interrupts:
             return None, resumed
@@ -201,11 +171,6 @@ class OpenAIAgentsAgent:
             agent, input=translated.messages, context=context, run_config=run_config
         )
         return result, resumed
-
-    def _run_config(self) -> RunConfig | None:
-        if not _tracing_disabled_by_env():
-            return self.run_config
-        return dataclasses.replace(self.run_config or RunConfig(), tracing_disabled=True)
 
     def _sdk_context(self, run_input: RunAgentInput) -> Any:
         if callable(self.context):
@@ -227,10 +192,8 @@ class OpenAIAgentsAgent:
                 added.append(tool)
         changes: dict[str, Any] = {}
         if added:
+            # The proxies pause the run themselves (see inbound/client_tools.py).
             changes["tools"] = [*self.agent.tools, *added]
-            changes["tool_use_behavior"] = stop_at_client_tools(
-                self.agent.tool_use_behavior, [tool.name for tool in added]
-            )
         block = self.translator.translate_context(context) if self.context_in_instructions else ""
         if block:
             changes["instructions"] = _with_context_block(self.agent.instructions, block)

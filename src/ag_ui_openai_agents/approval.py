@@ -8,7 +8,6 @@ from ag_ui_openai_agents.approvals.resume import (
     AMBIGUOUS_RESULT,
     APPROVAL_REFUSED_CODE,
     APPROVAL_RESPONSE_SCHEMA,
-    APPROVAL_SECRET_ENV,
     CANCELLED_RESULT,
     DEFAULT_APPROVAL_MAX_AGE,
     EXPIRED_APPROVAL_MESSAGE,
@@ -21,11 +20,11 @@ from ag_ui_openai_agents.approvals.resume import (
     SignatureCheck,
     UnresumableApprovalError,
     approval_interrupt,
-    approval_signer,
     handoff_targets,
     interrupts_from_result,
     resume_tool_calls,
 )
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV
 
 __all__ = [
     "ABANDONED_RESULT",
@@ -45,7 +44,6 @@ __all__ = [
     "SignatureCheck",
     "UnresumableApprovalError",
     "approval_interrupt",
-    "approval_signer",
     "handoff_targets",
     "interrupts_from_result",
     "resume_tool_calls",

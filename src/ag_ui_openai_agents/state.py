@@ -1,10 +1,13 @@
 """Shared state: the client's ``RunAgentInput.state``, readable and changeable during a run.
 
-A run owns one :class:`SharedState`. Tools and dynamic instructions reach it through
-:func:`shared_state`; every change is recorded so the outbound translator can stream it as a
-``STATE_SNAPSHOT`` before the next event. The object lives in a :class:`~contextvars.ContextVar`:
-``Runner.run_streamed`` starts its task with a copy of the caller's context, so a state set with
-:func:`use_shared_state` around that call is the one its tools see.
+A run owns one :class:`SharedState`, which is also the run's scope: it carries the sink that
+agents used as tools stream their subagent events into (``subagent_events``). Tools and dynamic
+instructions reach the state through :func:`shared_state`; every change is recorded and wakes
+whoever reads the run (``AGUITranslator.to_agui(..., shared_state=state)``), which streams it as
+a ``STATE_SNAPSHOT`` at once, even while the tool that made it is still working. The object lives
+in a :class:`~contextvars.ContextVar`: ``Runner.run_streamed`` starts its task with a copy of the
+caller's context, so a state set with :func:`use_shared_state` around that call is the one its
+tools see.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+
+from ag_ui_openai_agents.subagents import SubagentSink, use_subagent_sink
 
 __all__ = ["SharedState", "shared_state", "use_shared_state"]
 
@@ -28,12 +33,15 @@ class SharedState:
     The request's own object is deep-copied, so it is never mutated.
     """
 
-    __slots__ = ("_dirty", "_value", "_version")
+    __slots__ = ("_dirty", "_value", "_version", "subagents")
 
     def __init__(self, initial: Any = None) -> None:
         self._value: Any = copy.deepcopy(initial) if initial is not None else {}
         self._version = 0
         self._dirty = False
+        self.subagents = SubagentSink()
+        """Internal: where the run's agents used as tools drop their stream events; it also
+        wakes the run's reader on every state change."""
 
     @property
     def value(self) -> Any:
@@ -64,6 +72,7 @@ class SharedState:
     def _changed(self) -> None:
         self._version += 1
         self._dirty = True
+        self.subagents.notify()
 
     def __repr__(self) -> str:
         return f"SharedState({self._value!r})"
@@ -87,12 +96,15 @@ def shared_state() -> SharedState:
 
 @contextmanager
 def use_shared_state(state: SharedState) -> Iterator[SharedState]:
-    """Make ``state`` the value of :func:`shared_state` inside the ``with`` block.
+    """Set up a run's scope inside the ``with`` block: ``state`` is what :func:`shared_state`
+    returns, and its sink is what ``subagent_events`` fills.
 
-    Start ``Runner.run_streamed`` inside the block: the run's task copies the context there.
+    Start ``Runner.run_streamed`` inside the block (the run's task copies the context there) and
+    pass the same object to ``to_agui(..., shared_state=state)``, which streams both.
     """
     token = _current.set(state)
     try:
-        yield state
+        with use_subagent_sink(state.subagents):
+            yield state
     finally:
         _current.reset(token)

@@ -1,16 +1,18 @@
 """``AGUITranslator``: the public, stateless entry point (``to_openai`` and ``to_agui``).
 
 ``to_agui`` owns the run's lifecycle around the synchronous outbound engine: RUN_STARTED,
-optional custom and state events, the engine's events, the closing snapshot and outcome, the
-error path, and cancelling an owned SDK run when the consumer stops reading.
+optional custom and state events, one loop over everything that happens during the run (the
+SDK's events, and with a shared state its changes and the subagents' events, pushed into the
+loop as they happen), the closing snapshot and outcome, the error path, and cancelling an owned
+SDK run when the consumer stops reading.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
 from ag_ui.core import (
@@ -31,25 +33,19 @@ from ag_ui.core import (
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
 
+from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
-from ag_ui_openai_agents.approvals.signing import (
-    DEFAULT_APPROVAL_MAX_AGE,
-    ApprovalSecret,
-    ApprovalSigner,
-    approval_signer,
-)
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
+from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
-from ag_ui_openai_agents.outbound.usage import token_usage
-from ag_ui_openai_agents.scope import RunScope
 from ag_ui_openai_agents.state import SharedState
-from ag_ui_openai_agents.subagents import SubagentSink, with_subagent_events
+from ag_ui_openai_agents.subagents import run_events
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.approvals.resume import ResumedToolCalls
 
-__all__ = ["AGUITranslator", "Source"]
+__all__ = ["AGUITranslator", "Lifecycle", "Source"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,59 +79,35 @@ async def _custom_event(source: Any, option: str) -> CustomEvent | None:
     raise TypeError(f"{option} must give a CustomEvent or a mapping with 'name' and 'value'")
 
 
-async def _first_event(
+async def _one_by_one(
     stream: AsyncIterator[StreamEvent],
-) -> tuple[list[StreamEvent], Exception | None]:
-    """Take the stream's first event (none when it is empty), or the error it raised instead."""
-    try:
-        return [await stream.__anext__()], None
-    except StopAsyncIteration:
-        return [], None
-    except Exception as exc:
-        return [], exc
+) -> AsyncGenerator[list[StreamEvent], None]:
+    """The stream's events as one-event batches (a run with nothing else to merge in)."""
+    async for event in stream:
+        yield [event]
 
 
-class _ClientToolStop:
-    """Ends an owned SDK run after the turn in which a client tool's proxy ran.
+@dataclass(frozen=True)
+class Lifecycle:
+    """The lifecycle options of one run: the keyword arguments of ``AGUITranslator.to_agui``."""
 
-    The SDK waits for its registered consumer to take a turn's events before it starts the next
-    turn, and the proxy's output is one of those events: asking for ``cancel(mode="after_turn")``
-    there lets every tool of the turn finish and keeps the model from being called again.
-    ``to_agui`` registers as that consumer before the run can end its first turn, by taking the
-    first event before anything else.
-    """
-
-    __slots__ = ("requested", "result")
-
-    def __init__(self, result: RunResultStreaming) -> None:
-        self.result = result
-        self.requested = False
-        """Whether this object asked the SDK to stop (so the run is not reported cancelled)."""
-
-    def __call__(self) -> None:
-        if not self.requested and getattr(self.result, "_cancel_mode", "none") == "none":
-            self.requested = True
-            self.result.cancel(mode="after_turn")
-
-    @staticmethod
-    def cancelled_by_caller(result: RunResultStreaming, stop: _ClientToolStop | None) -> bool:
-        """Whether someone other than the client-tool stop cancelled ``result``."""
-        mode = getattr(result, "_cancel_mode", "none")
-        if mode == "none":
-            return False
-        return not (mode == "after_turn" and stop is not None and stop.requested)
+    start_custom_event: Source[Any] = None
+    initial_state: Source[Any] = None
+    final_state: Source[Any] = None
+    emit_messages_snapshot: bool = True
+    end_custom_event: Source[Any] = None
+    emit_run_error: bool = True
+    run_error_message: str | None = None
+    resumed: ResumedToolCalls | None = None
+    shared_state: SharedState | None = None
 
 
 class AGUITranslator:
     """Translate AG-UI requests to SDK input and SDK streams to AG-UI events.
 
     Stateless: one instance serves any number of concurrent requests. ``to_agui`` creates a
-    fresh outbound engine (``outbound_cls``) for every run.
-
-    ``approval_secret`` (one secret, a list with the signing one first, or an
-    :class:`~ag_ui_openai_agents.ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``)
-    signs the approval interrupts ``to_agui`` emits; they stay valid for ``approval_max_age``
-    seconds. Pass the same to ``resume_tool_calls``, which checks them.
+    fresh outbound engine (``outbound_cls``) for every run. It reads no environment variable:
+    approval interrupts are signed with the signer of the ``resumed`` it is given.
     """
 
     def __init__(
@@ -143,14 +115,10 @@ class AGUITranslator:
         *,
         inbound_cls: type[AGUIToOpenAITranslator] = AGUIToOpenAITranslator,
         outbound_cls: type[OpenAIToAGUITranslator] = OpenAIToAGUITranslator,
-        approval_secret: ApprovalSecret | ApprovalSigner | None = None,
-        approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
     ) -> None:
         self.inbound_cls = inbound_cls
         self.outbound_cls = outbound_cls
         self._inbound = inbound_cls()
-        self.approval_signer = approval_signer(approval_secret, approval_max_age)
-        """Signs approval interrupts; None when approvals are not signed."""
 
     def to_openai(self, run_input: RunAgentInput) -> TranslatedInput:
         """Translate one request: SDK input items, client tool proxies and request metadata."""
@@ -160,7 +128,7 @@ class AGUITranslator:
         """Render the AG-UI context as the block to add to instructions ("" when empty)."""
         return self._inbound.translate_context(list(items or []))
 
-    async def to_agui(
+    def to_agui(
         self,
         events: StreamSource,
         run_input: RunAgentInput,
@@ -174,209 +142,175 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
-        scope: RunScope | None = None,
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
         ``events`` is the SDK's ``RunResultStreaming`` (then an early stop by the consumer
-        cancels the run, and paused approvals become interrupts), its ``stream_events()``
-        iterator (nothing is cancelled for you), or None when nothing runs (a resume whose
-        approvals are still undecided).
+        cancels the run, and paused approvals become interrupts, signed with ``resumed.signer``
+        when it has one), its ``stream_events()`` iterator (nothing is cancelled for you), or
+        None when nothing runs (a resume whose approvals are still undecided).
 
-        ``scope`` is the :class:`RunScope` the run was started in (``use_run_scope``): its state
-        is streamed as ``shared_state`` is, and agents used as tools with
-        ``on_stream=subagent_events`` stream as subagents.
+        ``shared_state`` is the :class:`SharedState` the run was started with
+        (``use_shared_state``): each change streams as a STATE_SNAPSHOT as soon as it is made,
+        and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
         """
-        engine = self.outbound_cls(run_input)
-        result = events if isinstance(events, RunResultStreaming) else None
+        options = Lifecycle(
+            start_custom_event=start_custom_event,
+            initial_state=initial_state,
+            final_state=final_state,
+            emit_messages_snapshot=emit_messages_snapshot,
+            end_custom_event=end_custom_event,
+            emit_run_error=emit_run_error,
+            run_error_message=run_error_message,
+            resumed=resumed,
+            shared_state=shared_state,
+        )
+        return _Run(self.outbound_cls(run_input), events, options).events()
+
+
+class _Run:
+    """One ``to_agui`` call: the engine, the SDK run, the merged source and the lifecycle."""
+
+    def __init__(
+        self, engine: OpenAIToAGUITranslator, events: StreamSource, options: Lifecycle
+    ) -> None:
+        self.engine = engine
+        self.options = options
+        self.result = events if isinstance(events, RunResultStreaming) else None
         stream: AsyncIterator[StreamEvent] | None = (
-            result.stream_events() if result is not None else events  # type: ignore[assignment]
+            self.result.stream_events() if self.result is not None else events  # type: ignore[assignment]
         )
-        sink: SubagentSink | None = None
-        if scope is not None:
-            shared_state = shared_state or scope.state
-            sink = scope.subagents
-            engine.attach_subagent_sink(sink)
-        merged = (
-            with_subagent_events(stream, sink) if stream is not None and sink is not None else None
-        )
-        if resumed is not None and sink is None:
-            engine.usage.add_entry(token_usage(resumed.usage, None))
-        stop = _ClientToolStop(result) if result is not None else None
-        engine.on_client_tool_call = stop
-        finished = False
-        try:
-            first: list[StreamEvent] = []
-            early_error: Exception | None = None
-            if result is not None and stream is not None:
-                # Become the run's consumer before its first turn can end, so the SDK waits for
-                # this loop at every turn's end and a client tool call can stop it there.
-                first, early_error = await _first_event(stream)
-            yield RunStartedEvent(
-                thread_id=run_input.thread_id,
-                run_id=run_input.run_id,
-                parent_run_id=run_input.parent_run_id,
-                protocol_version=PROTOCOL_VERSION,
+        self.stream = stream
+        state = options.shared_state
+        if state is not None:
+            engine.attach_subagent_sink(state.subagents)
+        self.source: AsyncGenerator[list[StreamEvent], None] | None = None
+        if stream is not None:
+            self.source = (
+                run_events(stream, state.subagents) if state is not None else _one_by_one(stream)
             )
-            custom = await _custom_event(start_custom_event, "start_custom_event")
-            if custom is not None:
-                yield custom
-            state = await _resolve(initial_state)
-            if state is not None:
-                yield StateSnapshotEvent(snapshot=state)
+
+    async def events(self) -> AsyncGenerator[BaseEvent, None]:
+        """The lifecycle around the one loop over the run's merged source."""
+        engine, state = self.engine, self.options.shared_state
+        try:
+            async for event in self._opening():
+                yield event
+            resumed = self.options.resumed
             if resumed is not None and resumed.refusals:
-                yield self._refused(engine, resumed, emit_run_error)
+                yield self._refused(resumed)
                 return
-            if shared_state is not None and shared_state.take_change():
-                yield StateSnapshotEvent(snapshot=shared_state.value)
-            if resumed is not None:
-                for event in self._resumed_events(engine, resumed, sink):
-                    yield event
-            if early_error is not None:
-                raise early_error
-            translate = engine.translate
-            for sdk_event in first:
-                if shared_state is not None and shared_state.take_change():
-                    yield StateSnapshotEvent(snapshot=shared_state.value)
-                for event in translate(sdk_event):
-                    yield event
-            if merged is not None:
-                subagents = engine.subagents
-                async for batch in merged:
+            for event in self._state_change() + self._resumed_events():
+                yield event
+            if self.source is not None:
+                translate, subagents = engine.translate, engine.subagents
+                async for batch in self.source:
                     for sdk_event in batch:
-                        if shared_state is not None and shared_state.take_change():
-                            yield StateSnapshotEvent(snapshot=shared_state.value)
+                        if state is not None and state.take_change():
+                            yield StateSnapshotEvent(snapshot=state.value)
                         for event in translate(sdk_event):
                             yield event
                         if subagents.waiting:
                             for event in engine.translate_subagent_events():
                                 yield event
-                    for event in engine.translate_subagent_events():
+                    for event in self._state_change() + engine.translate_subagent_events():
                         yield event
-                if result is not None and getattr(result, "_cancel_mode", "none") != "none":
-                    for event in engine.close_subagents("cancelled"):
-                        yield event
-            elif stream is not None and shared_state is None:
-                async for sdk_event in stream:
-                    for event in translate(sdk_event):
-                        yield event
-            elif stream is not None and shared_state is not None:
-                async for sdk_event in stream:
-                    if shared_state.take_change():
-                        yield StateSnapshotEvent(snapshot=shared_state.value)
-                    for event in translate(sdk_event):
-                        yield event
-            for event in engine.finish():
+            async for event in self._closing():
                 yield event
-            if shared_state is not None and shared_state.take_change():
-                yield StateSnapshotEvent(snapshot=shared_state.value)
-            interrupts = self._interrupts(engine, result, resumed)
-            state = await _resolve(final_state)
-            if state is not None:
-                yield StateSnapshotEvent(snapshot=state)
-            if emit_messages_snapshot:
-                yield engine.messages_snapshot()
-            custom = await _custom_event(end_custom_event, "end_custom_event")
-            if custom is not None:
-                yield custom
-            finished = True
-            yield self._run_finished(engine, run_input, result, interrupts, stop)
-        except (GeneratorExit, asyncio.CancelledError):
-            if result is not None and not finished:
-                result.cancel()
-            raise
         except Exception as exc:
-            for event in engine.close_subagents("failed"):
+            for event in self._failure(exc):
                 yield event
-            for event in engine.finish():
-                yield event
-            if shared_state is not None and shared_state.take_change():
-                yield StateSnapshotEvent(snapshot=shared_state.value)
-            if emit_run_error:
-                self._count_unstreamed(engine, result)
-                yield RunErrorEvent(
-                    message=run_error_message or str(exc) or type(exc).__name__,
-                    code=type(exc).__name__ if run_error_message is None else None,
-                    usage=engine.token_usage(),
-                )
             raise
         finally:
-            if result is not None and not result.is_complete:
-                result.cancel()
-            if merged is not None:
-                await merged.aclose()
-            closer = getattr(stream, "aclose", None)
-            if result is not None and closer is not None:
-                await closer()
+            await self._release()
 
-    # Helpers ----------------------------------------------------------------------------------
+    async def _opening(self) -> AsyncGenerator[BaseEvent, None]:
+        """RUN_STARTED, then the start event and the initial state, each resolved in turn."""
+        run_input, options = self.engine.run_input, self.options
+        yield RunStartedEvent(
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            parent_run_id=run_input.parent_run_id,
+            protocol_version=PROTOCOL_VERSION,
+        )
+        custom = await _custom_event(options.start_custom_event, "start_custom_event")
+        if custom is not None:
+            yield custom
+        state = await _resolve(options.initial_state)
+        if state is not None:
+            yield StateSnapshotEvent(snapshot=state)
 
-    @staticmethod
-    def _resumed_events(
-        engine: OpenAIToAGUITranslator, resumed: ResumedToolCalls, sink: SubagentSink | None
-    ) -> list[BaseEvent]:
+    def _resumed_events(self) -> list[BaseEvent]:
         """The results of resumed calls, each after the subagent its tool ran (if any)."""
-        if sink is None:
-            return list(resumed.events)
+        resumed, engine = self.options.resumed, self.engine
+        if resumed is None:
+            return []
         out = engine.translate_subagent_events()
         for result_event in resumed.events:
-            call_id = getattr(result_event, "tool_call_id", None)
-            if isinstance(call_id, str):
-                out += engine.result_due(call_id, str(getattr(result_event, "content", "")))
+            out += engine.result_due(result_event.tool_call_id, str(result_event.content))
             out.append(result_event)
         engine.usage.add_resumed(resumed.usage)
         return out
 
-    @staticmethod
-    def _count_unstreamed(
-        engine: OpenAIToAGUITranslator, result: RunResultStreaming | None
-    ) -> None:
-        if result is not None:
-            engine.usage.add_unstreamed(result.context_wrapper.usage)
+    def _refused(self, resumed: ResumedToolCalls) -> RunErrorEvent:
+        """End a request whose approvals were refused: nothing ran, the message says why."""
+        message = resumed.refusal_message or ""
+        if not self.options.emit_run_error:
+            raise ApprovalRefusedError(message)
+        return RunErrorEvent(
+            message=message, code=APPROVAL_REFUSED_CODE, usage=self.engine.token_usage()
+        )
 
-    def _interrupts(
-        self,
-        engine: OpenAIToAGUITranslator,
-        result: RunResultStreaming | None,
-        resumed: ResumedToolCalls | None,
-    ) -> list[Interrupt]:
+    def _state_change(self) -> list[BaseEvent]:
+        """A STATE_SNAPSHOT when the shared state changed since the last one."""
+        state = self.options.shared_state
+        if state is None or not state.take_change():
+            return []
+        return [StateSnapshotEvent(snapshot=state.value)]
+
+    async def _closing(self) -> AsyncGenerator[BaseEvent, None]:
+        """Close what is open, then final state, MESSAGES_SNAPSHOT, end event, RUN_FINISHED."""
+        engine, options = self.engine, self.options
+        if self.result is not None and cancel_mode(self.result) != "none":
+            for event in engine.close_subagents("cancelled"):
+                yield event
+        for event in engine.finish() + self._state_change():
+            yield event
+        interrupts = self._interrupts()
+        state = await _resolve(options.final_state)
+        if state is not None:
+            yield StateSnapshotEvent(snapshot=state)
+        if options.emit_messages_snapshot:
+            yield engine.messages_snapshot()
+        custom = await _custom_event(options.end_custom_event, "end_custom_event")
+        if custom is not None:
+            yield custom
+        yield self._run_finished(interrupts)
+
+    def _interrupts(self) -> list[Interrupt]:
+        """The resume's undecided approvals, then the run's own (not its client tool calls)."""
+        resumed, result, engine = self.options.resumed, self.result, self.engine
         interrupts = list(resumed.open_interrupts) if resumed is not None else []
-        if result is not None and result.interruptions:
-            known = engine.call_ids() | _history_call_ids(engine.run_input)
+        paused = [] if result is None else result.interruptions
+        paused = [item for item in paused if not is_client_tool_approval(item)]
+        if paused:
             interrupts += interrupts_from_result(
-                result.interruptions,
-                known,
-                signer=self.approval_signer,
+                paused,
+                engine.call_ids() | _history_call_ids(engine.run_input),
+                signer=resumed.signer if resumed is not None else None,
                 thread_id=engine.run_input.thread_id,
             )
         return interrupts
 
-    @staticmethod
-    def _refused(
-        engine: OpenAIToAGUITranslator, resumed: ResumedToolCalls, emit_run_error: bool
-    ) -> RunErrorEvent:
-        """End a request whose approvals were refused: nothing ran, the message says why."""
-        message = resumed.refusal_message or ""
-        if not emit_run_error:
-            raise ApprovalRefusedError(message)
-        return RunErrorEvent(
-            message=message, code=APPROVAL_REFUSED_CODE, usage=engine.token_usage()
-        )
-
-    def _run_finished(
-        self,
-        engine: OpenAIToAGUITranslator,
-        run_input: RunAgentInput,
-        result: RunResultStreaming | None,
-        interrupts: list[Interrupt],
-        stop: _ClientToolStop | None = None,
-    ) -> RunFinishedEvent:
-        self._count_unstreamed(engine, result)
+    def _run_finished(self, interrupts: list[Interrupt]) -> RunFinishedEvent:
+        engine, result = self.engine, self.result
+        run_input = engine.run_input
+        self._count_unstreamed()
         pre_1_0 = run_input.protocol_version is None
         outcome: Any
         if interrupts:
             outcome = RunFinishedInterruptOutcome(interrupts=interrupts)
-        elif result is not None and _ClientToolStop.cancelled_by_caller(result, stop):
+        elif result is not None and cancel_mode(result) != "none":
             # Clients older than 1.0 reject the cancelled outcome: they get none.
             outcome = None if pre_1_0 else RunFinishedCancelledOutcome()
         else:
@@ -388,6 +322,38 @@ class AGUITranslator:
             outcome=outcome,
             usage=engine.token_usage(),
         )
+
+    def _count_unstreamed(self) -> None:
+        """Add the usage the SDK counted but the stream did not show (agents used as tools)."""
+        if self.result is not None:
+            self.engine.usage.add_unstreamed(self.result.context_wrapper.usage)
+
+    def _failure(self, exc: Exception) -> list[BaseEvent]:
+        """What closes a failed run: open subagents and windows, then RUN_ERROR if wanted."""
+        engine, options = self.engine, self.options
+        out = engine.close_subagents("failed") + engine.finish() + self._state_change()
+        if options.emit_run_error:
+            self._count_unstreamed()
+            message = options.run_error_message
+            out.append(
+                RunErrorEvent(
+                    message=message or str(exc) or type(exc).__name__,
+                    code=type(exc).__name__ if message is None else None,
+                    usage=engine.token_usage(),
+                )
+            )
+        return out
+
+    async def _release(self) -> None:
+        """Cancel an owned run that has not ended, then close the source and the stream."""
+        result = self.result
+        if result is not None and not result.is_complete:
+            result.cancel()
+        if self.source is not None:
+            await self.source.aclose()
+        closer = getattr(self.stream, "aclose", None)
+        if result is not None and closer is not None:
+            await closer()
 
 
 def _history_call_ids(run_input: RunAgentInput) -> set[str]:

@@ -19,19 +19,19 @@ from ag_ui.core import (
     ToolCall,
     UserMessage,
 )
-from agents import set_tracing_disabled
+from agents import Runner, set_tracing_disabled
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
 from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, resume_tool_calls
 from ag_ui_openai_agents.approvals.history import answers_call
 from ag_ui_openai_agents.approvals.resume import (
     APPROVAL_REFUSED_CODE,
-    APPROVAL_SECRET_ENV,
     CANCELLED_RESULT,
     EXPIRED_APPROVAL_MESSAGE,
     ApprovalRefusedError,
     ApprovalSigner,
 )
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from support.signed_approvals import (
     SECRET,
@@ -371,31 +371,51 @@ async def test_secret_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(b.ledger) == 1
 
 
-def test_an_empty_list_turns_signing_off_despite_the_environment(
+def test_signing_is_off_only_without_a_signer_and_without_the_variable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(APPROVAL_SECRET_ENV, SECRET)
-    instance = make_instance(None)
-    assert OpenAIAgentsAgent(instance.agent, approval_secret=[]).approval_signer is None
-    assert OpenAIAgentsAgent(instance.agent).approval_signer is not None
-
-
-def test_translator_and_wrapper_must_agree_on_the_secret() -> None:
     agent = make_instance().agent
-    translator = AGUITranslator(approval_secret=SECRET)
-    assert OpenAIAgentsAgent(agent, translator=translator).approval_signer is not None
-    same = OpenAIAgentsAgent(agent, translator=translator, approval_secret=SECRET)
-    assert same.approval_signer == translator.approval_signer
-    with pytest.raises(ValueError, match="approval_secret differs"):
-        OpenAIAgentsAgent(agent, translator=translator, approval_secret=OTHER_SECRET)
+    monkeypatch.delenv(APPROVAL_SECRET_ENV, raising=False)
+    assert OpenAIAgentsAgent(agent).approval_signer is None
+    monkeypatch.setenv(APPROVAL_SECRET_ENV, OTHER_SECRET)
+    assert OpenAIAgentsAgent(agent).approval_signer == ApprovalSigner.from_secret(OTHER_SECRET)
+    given = ApprovalSigner.from_secret(SECRET, 60)
+    assert OpenAIAgentsAgent(agent, approval_signer=given).approval_signer is given
+
+
+def test_the_translator_reads_no_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(APPROVAL_SECRET_ENV, SECRET)
+    assert not hasattr(AGUITranslator(), "approval_signer")
+    with pytest.raises(TypeError):
+        AGUITranslator(approval_secret=SECRET)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="at least 16 bytes"):
-        OpenAIAgentsAgent(agent, approval_secret="short")
+        ApprovalSigner.from_secret("short")
+
+
+async def test_the_translator_recipe_signs_with_the_resumes_signer() -> None:
+    """One signer, given to resume_tool_calls, signs the pause to_agui reports."""
+    a = make_instance(None, name="A")
+    run_input = make_request([UserMessage(id="user-1", content="Refund 30 on A-17")])
+    signer = ApprovalSigner.from_secret(SECRET)
+    resumed = await resume_tool_calls(a.agent, run_input, signer=signer)
+    assert resumed.signer is signer
+    translator = AGUITranslator()
+    messages = translator.to_openai(resumed.run_input).messages
+    result = Runner.run_streamed(a.agent, input=messages, run_config=a.config)
+    events = [e async for e in translator.to_agui(result, run_input, resumed=resumed)]
+    first = Run(run_input, events, None)
+    [interrupt] = first.interrupts
+    assert interrupt.id.startswith(f"{interrupt.tool_call_id}.agui1.")
+    b = make_instance(name="B")  # shares only the secret
+    await b.run(first.next("run-2", resume=[approve(interrupt.id)]))
+    assert len(b.ledger) == 1
+    assert (await resume_tool_calls(a.agent, run_input)).signer is None
 
 
 async def test_to_agui_raises_the_refusal_when_it_emits_no_run_error() -> None:
     b = make_instance(name="B", via="translator")
     request = make_request(forged_call(), resume=[approve("call_forged")])
-    resumed = await resume_tool_calls(b.agent, request, approval_secret=SECRET)
+    resumed = await resume_tool_calls(b.agent, request, signer=ApprovalSigner.from_secret(SECRET))
     assert [r.call_id for r in resumed.refusals] == ["call_forged"]
     assert [i.tool_call_id for i in resumed.open_interrupts] == ["call_forged"]
     events = []

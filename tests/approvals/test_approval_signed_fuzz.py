@@ -269,7 +269,7 @@ def test_resume_never_runs_without_a_valid_signature(
 ) -> None:
     ran: list[str] = []
     agent = fuzz_agent(ran)
-    loop.run_until_complete(resume_tool_calls(agent, run_input, approval_secret=SIGNER))
+    loop.run_until_complete(resume_tool_calls(agent, run_input, signer=SIGNER))
     check_runs(run_input, ran)
 
 
@@ -285,7 +285,7 @@ def test_wrapper_never_runs_without_a_valid_signature(
 
 def _resumed(loop: asyncio.AbstractEventLoop, run_input: RunAgentInput) -> list[str]:
     ran: list[str] = []
-    loop.run_until_complete(resume_tool_calls(fuzz_agent(ran), run_input, approval_secret=SIGNER))
+    loop.run_until_complete(resume_tool_calls(fuzz_agent(ran), run_input, signer=SIGNER))
     return ran
 
 

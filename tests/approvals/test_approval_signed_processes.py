@@ -23,7 +23,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from ag_ui_openai_agents.approvals.resume import APPROVAL_SECRET_ENV
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV
 from support.approval_app import PROCESS_ENV, refund_call_id
 from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes

@@ -14,9 +14,9 @@ from ag_ui_openai_agents.approvals.signing import (
     APPROVAL_SECRET_ENV,
     ApprovalSubject,
     SignatureCheck,
-    approval_signer,
     canonical_arguments,
     signed_interrupt_id,
+    signer_from_env,
     split_interrupt_id,
 )
 
@@ -177,17 +177,11 @@ def test_bad_configuration_is_refused(secret: object, max_age: float, message: s
         ApprovalSigner.from_secret(secret, max_age)  # type: ignore[arg-type]
 
 
-def test_option_resolution() -> None:
-    given = signer()
-    assert approval_signer(given) is given
-    assert approval_signer(None, environ={}) is None
-    assert approval_signer(None, environ={APPROVAL_SECRET_ENV: " , "}) is None
-    assert approval_signer([], environ={APPROVAL_SECRET_ENV: SECRET}) is None
-    from_env = approval_signer(None, 30, environ={APPROVAL_SECRET_ENV: f"{SECRET},{'n' * 20}"})
+def test_signer_from_the_environment() -> None:
+    assert signer_from_env(environ={}) is None
+    assert signer_from_env(environ={APPROVAL_SECRET_ENV: " , "}) is None
+    from_env = signer_from_env(30, environ={APPROVAL_SECRET_ENV: f"{SECRET},{'n' * 20}"})
     assert from_env == ApprovalSigner.from_secret([SECRET, "n" * 20], 30)
-    assert approval_signer(
-        SECRET, environ={APPROVAL_SECRET_ENV: "e" * 20}
-    ) == ApprovalSigner.from_secret(SECRET)
 
 
 def test_signatures_do_not_show_the_secret() -> None:

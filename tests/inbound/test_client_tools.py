@@ -34,13 +34,11 @@ from agents.tool_context import ToolContext
 from ag_ui_openai_agents.inbound.client_tools import (
     CLIENT_TOOL_PENDING_TEXT,
     ClientToolCall,
-    ToolUseBehavior,
-    apply_tool_use_behavior,
     client_tool_schema,
     create_client_tool,
     is_client_tool,
+    is_client_tool_approval,
     is_client_tool_output,
-    stop_at_client_tools,
 )
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
 from support.scripted import Call, Text, Turn, collect, run_streamed
@@ -79,14 +77,10 @@ def client_tools() -> list[FunctionTool]:
     )
 
 
-def request_agent(behavior: ToolUseBehavior = "run_llm_again") -> Agent[Any]:
-    """What a server does per request: clone the agent, add client tools, wrap the behaviour."""
+def request_agent(behavior: Any = "run_llm_again") -> Agent[Any]:
+    """What a server does per request: clone the agent and add the client tools, nothing else."""
     base: Agent[Any] = Agent(name="planner", tools=[get_time], tool_use_behavior=behavior)
-    proxies = client_tools()
-    return base.clone(
-        tools=[*base.tools, *proxies],
-        tool_use_behavior=stop_at_client_tools(base.tool_use_behavior, [t.name for t in proxies]),
-    )
+    return base.clone(tools=[*base.tools, *client_tools()])
 
 
 async def outputs_of(result: Any) -> list[Any]:
@@ -215,12 +209,11 @@ async def test_client_tool_call_ends_the_run_unanswered() -> None:
     outputs = await outputs_of(result)
     assert model.call_count == 1
     assert result.is_complete
-    [output] = outputs
-    assert is_client_tool_output(output.output)
-    assert output.output.call_id == "call_pick"
-    assert json.loads(output.output.arguments) == {"palette": "warm"}
-    assert output.raw_item["call_id"] == "call_pick"
-    assert result.final_output == CLIENT_TOOL_PENDING_TEXT
+    assert outputs == []
+    [paused] = result.interruptions
+    assert is_client_tool_approval(paused)
+    assert paused.call_id == "call_pick"
+    assert json.loads(paused.arguments or "") == {"palette": "warm"}
 
 
 async def test_backend_tool_in_the_same_turn_still_runs() -> None:
@@ -238,9 +231,27 @@ async def test_backend_tool_in_the_same_turn_still_runs() -> None:
     )
     outputs = {item.raw_item["call_id"]: item.output for item in await outputs_of(result)}
     assert model.call_count == 1
-    assert outputs["c_time"] == "12:00 in Oslo"
-    assert is_client_tool_output(outputs["c_ok"])
+    assert outputs == {"c_time": "12:00 in Oslo"}
+    assert [item.call_id for item in result.interruptions] == ["c_ok"]
     assert backend_calls == ["Oslo"]
+
+
+async def test_a_backend_approval_is_not_a_client_call() -> None:
+    agent = request_agent()
+    gated = FunctionTool(
+        name="gated",
+        description="A gated backend tool.",
+        params_json_schema={"type": "object", "properties": {}},
+        on_invoke_tool=get_time.on_invoke_tool,
+        needs_approval=True,
+    )
+    agent = agent.clone(tools=[*agent.tools, gated])
+    turns = [Turn([Call("gated", {}, call_id="c_gated"), Call("confirm", {}, call_id="c_ok")])]
+    result, model = run_streamed(agent, "Go", turns=turns)
+    await collect(result.stream_events())
+    assert model.call_count == 1
+    kinds = {item.call_id: is_client_tool_approval(item) for item in result.interruptions}
+    assert kinds == {"c_gated": False, "c_ok": True}
 
 
 async def test_backend_only_turn_keeps_running_the_model() -> None:
@@ -300,6 +311,7 @@ async def test_callable_behaviour_of_the_agent_is_consulted_without_client_calls
     await collect(result.stream_events())
     assert seen == []
     assert model.call_count == 1
+    assert [item.call_id for item in result.interruptions] != []
 
 
 async def test_client_answer_continues_the_conversation_next_request() -> None:
@@ -322,59 +334,3 @@ async def test_client_answer_continues_the_conversation_next_request() -> None:
         {"type": "function_call", "call_id": "call_pick", "name": "pick_color", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "call_pick", "output": "teal"},
     ]
-
-
-# --- the wrapper itself ------------------------------------------------------------------------
-
-
-def test_no_client_tools_leaves_the_behaviour_untouched() -> None:
-    behavior: ToolUseBehavior = StopAtTools(stop_at_tool_names=["x"])
-    assert stop_at_client_tools(behavior, []) is behavior
-    assert stop_at_client_tools("run_llm_again", ()) == "run_llm_again"
-
-
-def result_of(tool: FunctionTool, output: Any) -> FunctionToolResult:
-    return FunctionToolResult(tool=tool, output=output, run_item=None)
-
-
-async def test_wrapper_recognises_markers_and_names() -> None:
-    wrapped = stop_at_client_tools("run_llm_again", ["pick_color"])
-    assert callable(wrapped)
-    pick = client_tools()[0]
-    context: RunContextWrapper[Any] = RunContextWrapper(context=None)
-    marker = ClientToolCall("pick_color", "c1", "{}")
-    by_marker = await apply_tool_use_behavior(
-        wrapped, context, [result_of(get_time, "t"), result_of(pick, marker)]
-    )
-    assert by_marker.is_final_output and by_marker.final_output is marker
-    by_name = await apply_tool_use_behavior(
-        wrapped, context, [result_of(pick, "guardrail replaced the output")]
-    )
-    assert by_name.is_final_output
-    backend = await apply_tool_use_behavior(wrapped, context, [result_of(get_time, "t")])
-    assert not backend.is_final_output
-
-
-async def test_apply_tool_use_behavior_matches_the_sdk_rules() -> None:
-    context: RunContextWrapper[Any] = RunContextWrapper(context=None)
-    results = [result_of(get_time, "first"), result_of(client_tools()[1], "second")]
-    assert not (await apply_tool_use_behavior("run_llm_again", context, results)).is_final_output
-    first = await apply_tool_use_behavior("stop_on_first_tool", context, results)
-    assert (first.is_final_output, first.final_output) == (True, "first")
-    named = await apply_tool_use_behavior(
-        StopAtTools(stop_at_tool_names=["confirm"]), context, results
-    )
-    assert (named.is_final_output, named.final_output) == (True, "second")
-    unnamed = await apply_tool_use_behavior(
-        StopAtTools(stop_at_tool_names=["zzz"]), context, results
-    )
-    assert not unnamed.is_final_output
-    assert not (await apply_tool_use_behavior("stop_on_first_tool", context, [])).is_final_output
-
-    def sync_decide(
-        _: RunContextWrapper[Any], rs: list[FunctionToolResult]
-    ) -> ToolsToFinalOutputResult:
-        return ToolsToFinalOutputResult(is_final_output=True, final_output=len(rs))
-
-    sync = await apply_tool_use_behavior(sync_decide, context, results)
-    assert (sync.is_final_output, sync.final_output) == (True, 2)

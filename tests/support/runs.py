@@ -35,7 +35,6 @@ from agents.stream_events import RawResponsesStreamEvent, RunItemStreamEvent, St
 from pydantic import BaseModel
 
 from ag_ui_openai_agents import AGUITranslator, TranslatedInput
-from ag_ui_openai_agents.inbound.client_tools import stop_at_client_tools
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from support.invariants import check_stream
 from support.scripted import ScriptedResponsesModel, TurnSource, run_streamed
@@ -212,14 +211,10 @@ AgentSource = Agent[Any] | Callable[[TranslatedInput], Agent[Any]]
 
 def with_client_tools(agent: Agent[Any]) -> Callable[[TranslatedInput], Agent[Any]]:
     """Build the per-request clone ``OpenAIAgentsAgent`` runs: the request's client tools
-    added, and the run stopped once one of them is called."""
+    added (their proxies stop the run once one of them is called)."""
 
     def clone(translated: TranslatedInput) -> Agent[Any]:
-        names = [tool.name for tool in translated.tools]
-        return agent.clone(
-            tools=[*agent.tools, *translated.tools],
-            tool_use_behavior=stop_at_client_tools(agent.tool_use_behavior, names),
-        )
+        return agent.clone(tools=[*agent.tools, *translated.tools])
 
     return clone
 

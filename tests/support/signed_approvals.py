@@ -181,7 +181,7 @@ class Instance:
             self.agent,
             run_input,
             run_config=self.config,
-            approval_secret=translator.approval_signer or (),
+            signer=self.wrapper.approval_signer,
         )
         events: Any = None
         if not resumed.open_interrupts:
@@ -213,11 +213,10 @@ def make_instance(
     agent: Agent[Any] = Agent(name=f"refunds-{name}", instructions="Refund.", tools=[issue_refund])
     model = ScriptedResponsesModel(decide_turn, model_name=f"scripted-{name}")
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-    if secret is not None and not isinstance(secret, ApprovalSigner) and (max_age or clock):
-        secret = ApprovalSigner.from_secret(secret, max_age or 86400.0, clock=clock)
-    wrapper = OpenAIAgentsAgent(
-        agent, run_config=config, approval_secret=secret if secret is not None else ()
-    )
+    signer = secret
+    if secret is not None and not isinstance(secret, ApprovalSigner):
+        signer = ApprovalSigner.from_secret(secret, max_age or 86400.0, clock=clock)
+    wrapper = OpenAIAgentsAgent(agent, run_config=config, approval_signer=signer)
     return Instance(name, agent, config, wrapper, via, ledger)
 
 

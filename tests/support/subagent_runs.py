@@ -5,8 +5,8 @@ unique across them); :class:`AgentScripts` picks each call's turn by the calling
 instructions and by the invocation's input, so parallel specialists get their own turns
 whatever order they run in.
 
-* :func:`run_translated` starts the run inside ``use_run_scope`` and translates it with
-  ``AGUITranslator.to_agui(..., scope=scope)``;
+* :func:`run_translated` starts the run inside ``use_shared_state`` and translates it with
+  ``AGUITranslator.to_agui(..., shared_state=scope)``;
 * :func:`run_served` runs it through ``OpenAIAgentsAgent.run_streamed``.
 
 Both check the stream with :func:`support.invariants.check_stream`.
@@ -20,7 +20,7 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from agents import Agent, RunConfig
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, use_run_scope
+from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, SharedState, use_shared_state
 from support.runs import AguiRun, _drain
 from support.scripted import (
     RecordedCall,
@@ -77,9 +77,9 @@ async def run_translated(
     translator = AGUITranslator()
     translated = translator.to_openai(run_input)
     model = ScriptedResponsesModel(scripts)
-    with use_run_scope(run_input.state) as scope:
+    with use_shared_state(SharedState(run_input.state)) as scope:
         result, _ = run_streamed(agent, translated.messages, model=model, **(runner_kwargs or {}))
-    stream = translator.to_agui(result, run_input, scope=scope, **to_agui_kwargs)
+    stream = translator.to_agui(result, run_input, shared_state=scope, **to_agui_kwargs)
     events, error = await _drain(stream, run_input, expect_error, True)
     return AguiRun(events, model, result, error)
 

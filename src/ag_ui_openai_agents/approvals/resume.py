@@ -7,12 +7,14 @@ interrupts. :func:`resume_tool_calls` answers those open calls before the model 
 approved tools itself, gives rejected ones the SDK's rejection text, and reports what is still
 undecided so the caller can end the run with the same interrupts again.
 
-With an approval secret, interrupts are signed (:mod:`.approval_signing`) and an approval runs
-only when its signature proves that the server paused on that very call in that thread.
+With an :class:`ApprovalSigner`, interrupts are signed (:mod:`.signing`) and an approval runs
+only when its signature proves that the server paused on that very call in that thread. The
+signer is given once, here; the result carries it to ``to_agui``, which signs the run's pauses.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 from collections.abc import Sequence
@@ -47,12 +49,10 @@ from ag_ui_openai_agents.approvals.interrupts import (
     interrupts_from_result,
 )
 from ag_ui_openai_agents.approvals.signing import (
-    APPROVAL_SECRET_ENV,
     DEFAULT_APPROVAL_MAX_AGE,
     ApprovalSecret,
     ApprovalSigner,
     SignatureCheck,
-    approval_signer,
 )
 from ag_ui_openai_agents.approvals.tools import (
     Catalog,
@@ -69,6 +69,7 @@ from ag_ui_openai_agents.approvals.verify import (
     check_answers,
     refusal_message,
 )
+from ag_ui_openai_agents.inbound.client_tools import is_client_tool
 from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.outbound.windows import result_message_id
 
@@ -77,7 +78,6 @@ __all__ = [
     "AMBIGUOUS_RESULT",
     "APPROVAL_REFUSED_CODE",
     "APPROVAL_RESPONSE_SCHEMA",
-    "APPROVAL_SECRET_ENV",
     "CANCELLED_RESULT",
     "DEFAULT_APPROVAL_MAX_AGE",
     "EXPIRED_APPROVAL_MESSAGE",
@@ -90,7 +90,6 @@ __all__ = [
     "SignatureCheck",
     "UnresumableApprovalError",
     "approval_interrupt",
-    "approval_signer",
     "handoff_targets",
     "interrupts_from_result",
     "resume_tool_calls",
@@ -124,6 +123,9 @@ class ResumedToolCalls:
     """Approvals whose signature failed. When any is listed nothing ran, the refused calls are
     also in ``open_interrupts`` (so the model is not called), and ``to_agui`` ends the run with
     RUN_ERROR."""
+    signer: ApprovalSigner | None = None
+    """The signer the approvals were checked with; ``to_agui(..., resumed=...)`` signs the
+    interrupts it emits with it, so the pause and the resume share one configuration."""
 
     @property
     def refusal_message(self) -> str | None:
@@ -137,8 +139,7 @@ async def resume_tool_calls(
     *,
     context: Any = None,
     run_config: RunConfig | None = None,
-    approval_secret: ApprovalSecret | ApprovalSigner | None = None,
-    approval_max_age: float = DEFAULT_APPROVAL_MAX_AGE,
+    signer: ApprovalSigner | None = None,
 ) -> ResumedToolCalls:
     """Answer the tool calls the history left open, before the model runs again.
 
@@ -149,29 +150,29 @@ async def resume_tool_calls(
     unfinished call that needed no approval gets ``ABANDONED``. Hosted calls and calls of client
     tools are left as they are. Stateless: replaying a request runs its approved tools again.
 
-    ``approval_secret`` (a secret, a list of them with the signing one first, or an
-    :class:`ApprovalSigner`; None reads ``AG_UI_APPROVAL_SECRET``) makes every approval need a
-    valid signature from the interrupt id: otherwise nothing runs and ``refusals`` says why. An
-    approval older than ``approval_max_age`` seconds is asked again with a fresh interrupt.
+    ``signer`` (``ApprovalSigner.from_secret(secret, max_age)``; None: approvals are not
+    signed) makes every approval need a valid signature from the interrupt id: otherwise
+    nothing runs and ``refusals`` says why. An approval older than the signer's ``max_age`` is
+    asked again with a fresh interrupt. The result carries the signer: pass it to
+    ``to_agui(..., resumed=...)``, which signs the run's new interrupts with it.
     """
-    signer = approval_signer(approval_secret, approval_max_age)
     calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
     _warn_unmatched_entries(run_input.resume, calls)
     if not calls:
-        return ResumedToolCalls(run_input=run_input, open_interrupts=[], events=[], usage=None)
+        return ResumedToolCalls(run_input, [], [], None, signer=signer)
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
     catalog = await catalog_tools(agent, run_context)
     client_names = {tool.name for tool in run_input.tools or []}
     answers = [
         (call, entry_for(call, calls, run_input.resume))
         for call in calls
-        if catalog.knows(call.name) or call.name not in client_names
+        if _answered_here(catalog, call.name, client_names)
     ]
     renewed: dict[HistoryCall, Interrupt] = {}
     if signer is not None:
         checked = check_answers(signer, run_input.thread_id, answers)
         if checked.refusals:
-            return _refused(run_input, checked.refusals)
+            return _refused(run_input, checked.refusals, signer)
         answers, renewed = checked.answers, checked.renewed
     taken = {message.id for message in run_input.messages}
     resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context, taken)
@@ -180,7 +181,16 @@ async def resume_tool_calls(
             resolver.reopen(call, renewed[call])
         else:
             await resolver.resolve(call, entry)
-    return resolver.outcome(run_input)
+    return dataclasses.replace(resolver.outcome(run_input), signer=signer)
+
+
+def _answered_here(catalog: Catalog, name: str, client_names: set[str]) -> bool:
+    """Whether a call of ``name`` is answered here: a server tool's or handoff's call, or one
+    of an unknown tool the client does not own (client tool proxies are the client's)."""
+    candidates = catalog.candidates(name)
+    if candidates and all(is_client_tool(candidate.tool) for candidate in candidates):
+        return False
+    return catalog.knows(name) or name not in client_names
 
 
 def _warn_unmatched_entries(
@@ -195,7 +205,9 @@ def _warn_unmatched_entries(
             )
 
 
-def _refused(run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal]) -> ResumedToolCalls:
+def _refused(
+    run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal], signer: ApprovalSigner
+) -> ResumedToolCalls:
     """The result of a request whose approvals were refused: nothing answered, nothing run."""
     calls = {c.call_id: c for c in open_calls(run_input.messages)}
     interrupts = [
@@ -207,6 +219,7 @@ def _refused(run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal]) -> R
         events=[],
         usage=None,
         refusals=list(refusals),
+        signer=signer,
     )
 
 

@@ -38,15 +38,15 @@ __all__ = [
     "ApprovalSubject",
     "SignatureCheck",
     "approval_secrets_from_env",
-    "approval_signer",
     "canonical_arguments",
     "signed_interrupt_id",
+    "signer_from_env",
     "split_interrupt_id",
 ]
 
 APPROVAL_SECRET_ENV = "AG_UI_APPROVAL_SECRET"
-"""Environment variable read when no secret is passed: one secret, or several separated by
-commas (the first signs, all verify). Unset or empty means approvals are not signed."""
+"""Environment variable ``OpenAIAgentsAgent`` reads when it is given no signer: one secret, or
+several separated by commas (the first signs, all verify). Unset or empty: no signing."""
 
 DEFAULT_APPROVAL_MAX_AGE = 86400.0
 """Seconds an approval interrupt stays valid after the pause: one day."""
@@ -267,27 +267,16 @@ def split_interrupt_id(interrupt_id: str) -> tuple[str, str | None]:
     return interrupt_id[:position], interrupt_id[position + 1 :]
 
 
-def approval_signer(
-    secret: ApprovalSecret | ApprovalSigner | None,
-    max_age: float = DEFAULT_APPROVAL_MAX_AGE,
-    *,
-    environ: Mapping[str, str] | None = None,
+def signer_from_env(
+    max_age: float = DEFAULT_APPROVAL_MAX_AGE, *, environ: Mapping[str, str] | None = None
 ) -> ApprovalSigner | None:
-    """The signer for a ``approval_secret`` option, or None when approvals are not signed.
+    """The signer :data:`APPROVAL_SECRET_ENV` configures, or None when it lists no secret.
 
-    A signer is used as it is; a secret or list of secrets builds one; an empty list turns
-    signing off even when the environment has a secret; None reads :data:`APPROVAL_SECRET_ENV`
-    (comma-separated, first signs) and gives None when it is unset.
+    Only ``OpenAIAgentsAgent`` (and so the FastAPI shortcut) calls this: the translator and
+    ``resume_tool_calls`` read no environment variable.
     """
-    if isinstance(secret, ApprovalSigner):
-        return secret
-    if secret is not None and not isinstance(secret, (str, bytes)) and len(secret) == 0:
-        return None
-    if secret is None:
-        secret = approval_secrets_from_env(environ)
-        if not secret:
-            return None
-    return ApprovalSigner.from_secret(secret, max_age)
+    secrets = approval_secrets_from_env(environ)
+    return ApprovalSigner.from_secret(secrets, max_age) if secrets else None
 
 
 def approval_secrets_from_env(environ: Mapping[str, str] | None = None) -> list[str]:

@@ -1,58 +1,47 @@
 """Client-owned tools: request-scoped proxies for the tools an AG-UI client declares.
 
 The model may call a tool from ``RunAgentInput.tools``, but only the client can run it. Its
-proxy therefore does no work: it returns a :class:`ClientToolCall` marker. The agent's
-``tool_use_behavior``, wrapped by :func:`stop_at_client_tools`, ends the run as soon as a client
-tool has been called, so no further model call sees the marker. The outbound translator
-recognises the marker with :func:`is_client_tool_output`, emits no ``TOOL_CALL_RESULT`` for it and
-reports the call as pending; the client answers it with a ``ToolMessage`` in its next request.
+proxy is built with ``needs_approval=True``, so the Agents SDK itself pauses the run at the turn
+in which the model called it: the proxy never runs, the turn's other tools do, and the SDK starts
+no further model call while a call awaits approval. That holds whoever reads the stream and
+however its reader is scheduled (the SDK decides it inside the turn, before the next model call,
+without waiting for any consumer), and whatever ``tool_use_behavior`` the agent has, so adding
+the proxies to a per-request clone of the agent is all a caller does.
 
-Why a ``tool_use_behavior`` and not something the tool does itself: a function tool has no way to
-end the run on its own in the Agents SDK. The run ends after tools only through the agent's
-``tool_use_behavior`` (``stop_on_first_tool``, ``StopAtTools`` or a callable), or pauses before
-a tool through ``needs_approval``, and the latter is reserved here for backend approvals, which
-become AG-UI interrupts. A callable behaviour is the one form that can combine "stop when a client
-tool ran" with whatever behaviour the agent already had.
+``to_agui`` tells such a pause from a backend approval with :func:`is_client_tool_approval`: it
+reports the client's calls as pending (``RUN_FINISHED.outcome.pending_tool_call_ids``) instead
+of as interrupts, and the client answers each with a ``ToolMessage`` in its next request. Should
+a proxy be invoked anyway (run outside the SDK loop), it does no work and returns a
+:class:`ClientToolCall` marker, which the outbound translator never reports as a result.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
 import json
 import logging
-from collections.abc import Iterable
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
-from agents import FunctionTool, FunctionToolResult, RunContextWrapper
-from agents.agent import StopAtTools, ToolsToFinalOutputFunction, ToolsToFinalOutputResult
+from agents import FunctionTool, ToolApprovalItem
 from agents.tool_context import ToolContext
 
 __all__ = [
     "CLIENT_TOOL_PENDING_TEXT",
     "ClientToolCall",
     "ClientToolInvoker",
-    "ToolUseBehavior",
-    "apply_tool_use_behavior",
     "client_tool_schema",
     "create_client_tool",
     "is_client_tool",
+    "is_client_tool_approval",
     "is_client_tool_output",
-    "stop_at_client_tools",
 ]
 
 logger = logging.getLogger(__name__)
-
-ToolUseBehavior: TypeAlias = (
-    Literal["run_llm_again", "stop_on_first_tool"] | StopAtTools | ToolsToFinalOutputFunction[Any]
-)
-"""Everything ``Agent.tool_use_behavior`` accepts."""
 
 CLIENT_TOOL_PENDING_TEXT = "The application runs this tool; its result follows in a later message."
 """The text a :class:`ClientToolCall` carries, which is what its output reads as."""
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-_NOT_FINAL = ToolsToFinalOutputResult(is_final_output=False, final_output=None)
 
 
 class ClientToolCall(str):
@@ -131,7 +120,8 @@ def create_client_tool(name: str, description: str, parameters: Any = None) -> F
     """Build the request-scoped proxy for one client tool.
 
     The schema is kept as the client wrote it (``strict_json_schema=False``: strict mode would
-    reject or rewrite many ordinary client schemas).
+    reject or rewrite many ordinary client schemas). ``needs_approval=True`` makes the SDK pause
+    the run at the call instead of running the proxy (see the module docstring).
     """
     return FunctionTool(
         name=name,
@@ -139,61 +129,10 @@ def create_client_tool(name: str, description: str, parameters: Any = None) -> F
         params_json_schema=client_tool_schema(parameters),
         on_invoke_tool=ClientToolInvoker(name),
         strict_json_schema=False,
+        needs_approval=True,
     )
 
 
-def _is_client_result(result: FunctionToolResult, names: frozenset[str]) -> bool:
-    return is_client_tool_output(result.output) or result.tool.name in names
-
-
-def _stops_at(result: FunctionToolResult, names: Iterable[str]) -> bool:
-    wanted = set(names)
-    tool = result.tool
-    return tool.name in wanted or getattr(tool, "qualified_name", tool.name) in wanted
-
-
-async def apply_tool_use_behavior(
-    behavior: ToolUseBehavior,
-    context: RunContextWrapper[Any],
-    results: list[FunctionToolResult],
-) -> ToolsToFinalOutputResult:
-    """Decide as the SDK does for ``behavior`` whether ``results`` end the run."""
-    if not results or behavior == "run_llm_again":
-        return _NOT_FINAL
-    if behavior == "stop_on_first_tool":
-        return ToolsToFinalOutputResult(is_final_output=True, final_output=results[0].output)
-    if isinstance(behavior, dict):
-        names = behavior.get("stop_at_tool_names", [])
-        for result in results:
-            if _stops_at(result, names):
-                return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
-        return _NOT_FINAL
-    decision = behavior(context, results)
-    if inspect.isawaitable(decision):
-        decision = await decision
-    return decision
-
-
-def stop_at_client_tools(
-    behavior: ToolUseBehavior, client_tool_names: Iterable[str]
-) -> ToolUseBehavior:
-    """Wrap an agent's ``tool_use_behavior`` so the run ends once a client tool was called.
-
-    ``client_tool_names`` are the client tools installed on the agent (server tools of the same
-    name must already have been excluded). When a batch of tool results contains a client call,
-    the run ends with that call's marker as final output; otherwise ``behavior`` decides as
-    before. With no client tools, ``behavior`` is returned unchanged.
-    """
-    names = frozenset(client_tool_names)
-    if not names:
-        return behavior
-
-    async def stop_or_delegate(
-        context: RunContextWrapper[Any], results: list[FunctionToolResult]
-    ) -> ToolsToFinalOutputResult:
-        for result in results:
-            if _is_client_result(result, names):
-                return ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
-        return await apply_tool_use_behavior(behavior, context, results)
-
-    return stop_or_delegate
+def is_client_tool_approval(item: ToolApprovalItem) -> bool:
+    """Tell whether a paused call awaits a client tool (the client answers it, not a person)."""
+    return any(is_client_tool(t) and t.name == item.tool_name for t in item.agent.tools)

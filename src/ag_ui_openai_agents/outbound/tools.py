@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -83,8 +82,6 @@ class ToolTranslation:
     book: WindowBook
     client_tool_names: frozenset[str]
     taken_message_ids: set[str]
-    on_client_tool_call: Callable[[], None] | None = None
-    """Called each time a client tool's proxy has run (``to_agui`` ends the run there)."""
 
     # Raw Responses events -------------------------------------------------------------------
 
@@ -153,8 +150,6 @@ class ToolTranslation:
             window = self.book.calls.get(call_id)
             if window is not None:
                 window.client_owned = True
-            if self.on_client_tool_call is not None:
-                self.on_client_tool_call()
             return []
         raw_output = _field(raw, "output")
         return self.emit_result(
