@@ -35,9 +35,9 @@ from ag_ui_openai_agents.approvals.signing import (
     ApprovalSigner,
     approval_signer,
 )
+from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.inbound.client_tools import stop_at_client_tools
 from ag_ui_openai_agents.scope import use_run_scope
-from ag_ui_openai_agents.server.capabilities import agent_capabilities
 from ag_ui_openai_agents.translator import AGUITranslator, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]

@@ -16,7 +16,7 @@ from ag_ui_openai_agents.approvals.signing import (
     ApprovalSubject,
     signed_interrupt_id,
 )
-from ag_ui_openai_agents.outbound.windows import item_field as _field
+from ag_ui_openai_agents.protocol import item_field as _field
 
 __all__ = [
     "APPROVAL_RESPONSE_SCHEMA",

@@ -33,7 +33,7 @@ from typing import Any, cast
 
 from agents.items import TResponseInputItem
 
-from ag_ui_openai_agents.outbound.replay import read_replay
+from ag_ui_openai_agents.protocol import read_replay
 
 __all__ = ["ReplayLinks", "enforce_pairing"]
 

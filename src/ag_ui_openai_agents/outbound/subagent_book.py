@@ -22,7 +22,6 @@ Invariants
 
 from __future__ import annotations
 
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,8 +31,9 @@ from agents import AgentToolStreamEvent
 from agents.stream_events import StreamEvent
 from agents.tool import default_tool_error_function
 
-from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow, real_id
-from ag_ui_openai_agents.outbound.windows import item_field as _field
+from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow
+from ag_ui_openai_agents.protocol import item_field as _field
+from ag_ui_openai_agents.protocol import new_id, real_id
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
@@ -215,7 +215,7 @@ class SubagentBook:
         child = self.root.new_subagent_engine()
         run.engine, run.parent_engine = child, parent_engine
         run.parent = self.by_engine.get(id(parent_engine))
-        run.subagent_run_id = f"subagent_{uuid.uuid4().hex[:24]}"
+        run.subagent_run_id = new_id("subagent")
         run.started = True
         self.running.append(run)
         self.by_engine[id(child)] = run

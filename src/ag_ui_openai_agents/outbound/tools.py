@@ -17,17 +17,15 @@ from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolC
 
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_output
 from ag_ui_openai_agents.outbound.builders import model_builder
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
 from ag_ui_openai_agents.outbound.replay import provider_item
-from ag_ui_openai_agents.outbound.windows import (
-    ToolCallWindow,
-    ToolResult,
-    WindowBook,
-    pack_tail,
+from ag_ui_openai_agents.outbound.windows import ToolCallWindow, ToolResult, WindowBook, pack_tail
+from ag_ui_openai_agents.protocol import (
+    HOSTED_CALL_TYPES,
+    PROVIDER_RUN_CALL_TYPES,
     real_id,
     result_message_id,
 )
-from ag_ui_openai_agents.outbound.windows import item_field as _field
+from ag_ui_openai_agents.protocol import item_field as _field
 
 __all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
 
