@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ag_ui_openai_agents import SharedState, shared_state, use_run_scope
+from ag_ui_openai_agents import SharedState, shared_state
+from ag_ui_openai_agents.scope import use_run_scope
 from ag_ui_openai_agents.subagents import _current
 
 

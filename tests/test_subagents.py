@@ -27,7 +27,8 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, subagent_events, use_run_scope
+from ag_ui_openai_agents import AGUITranslator, subagent_events
+from ag_ui_openai_agents.scope import use_run_scope
 from ag_ui_openai_agents.subagents import SubagentSink, streams_as_subagent
 from support.runs import AguiRun, _drain, request, run_agui, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed

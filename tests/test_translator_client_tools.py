@@ -27,7 +27,8 @@ from ag_ui.core import (
 )
 from agents import Agent, RunConfig, StopAtTools, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, TranslatedInput, use_run_scope
+from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, TranslatedInput
+from ag_ui_openai_agents.scope import use_run_scope
 from support.invariants import check_stream
 from support.runs import of_type, only, request, run_agui, user
 from support.scripted import (

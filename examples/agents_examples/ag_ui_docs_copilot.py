@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
+from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.server.encoder import FastEventEncoder
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse

@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import CustomEvent, RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder
+from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.server.encoder import FastEventEncoder
 from agents import Agent, Runner, function_tool
 from agents.result import RunResultStreaming
 from fastapi import FastAPI, Request

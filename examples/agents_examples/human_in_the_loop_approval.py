@@ -21,7 +21,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, FastEventEncoder, resume_tool_calls
+from ag_ui_openai_agents import AGUITranslator, resume_tool_calls
+from ag_ui_openai_agents.server.encoder import FastEventEncoder
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse

@@ -28,7 +28,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from ag_ui.encoder import EventEncoder
-from ag_ui_openai_agents import FastEventEncoder
+from ag_ui_openai_agents.server.encoder import FastEventEncoder
 from support.invariants import check_stream, parse_sse
 
 

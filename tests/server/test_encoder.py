@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from ag_ui_openai_agents import FastEventEncoder
 from ag_ui_openai_agents.server.encoder import (
     FAST_ENCODERS,
     NESTED_EVENTS,
+    FastEventEncoder,
     _generate,
     _verified,
     event_classes,

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from ag_ui.encoder import EventEncoder
 
-from ag_ui_openai_agents import FastEventEncoder
-from ag_ui_openai_agents.server.encoder import FAST_ENCODERS
+from ag_ui_openai_agents.server.encoder import FAST_ENCODERS, FastEventEncoder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 

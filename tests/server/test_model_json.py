@@ -26,8 +26,7 @@ from ag_ui.core import (
 from ag_ui.encoder import EventEncoder
 from hypothesis import HealthCheck, given, settings
 
-from ag_ui_openai_agents import FastEventEncoder
-from ag_ui_openai_agents.server.encoder import NESTED_EVENTS, encode_nested
+from ag_ui_openai_agents.server.encoder import NESTED_EVENTS, FastEventEncoder, encode_nested
 from ag_ui_openai_agents.server.model_json import LARGE_CONTENT, model_writer, write_json
 from support.encoding import outcome
 from support.event_strategies import events_of

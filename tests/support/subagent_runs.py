@@ -20,7 +20,8 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from agents import Agent, RunConfig
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, use_run_scope
+from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent
+from ag_ui_openai_agents.scope import use_run_scope
 from support.runs import AguiRun, _drain
 from support.scripted import (
     RecordedCall,
