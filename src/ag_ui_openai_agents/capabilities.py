@@ -21,6 +21,7 @@ from ag_ui.core import (
 )
 from agents import Agent, FunctionTool
 
+from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.resume import handoff_targets
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.subagents import streams_as_subagent
@@ -58,7 +59,7 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
     found: dict[str, SubagentInfo] = {}
     for owner in _reachable(agent):
         for tool in owner.tools:
-            inner = getattr(tool, "_agent_instance", None)
+            inner = _sdk.tool_agent(tool)
             if inner is None or not streams_as_subagent(tool) or inner.name in found:
                 continue
             description = inner.handoff_description or getattr(tool, "description", "") or None
