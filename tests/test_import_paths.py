@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import pkgutil
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -42,6 +43,37 @@ def test_every_root_name_is_importable_public_and_documented() -> None:
         assert getattr(module, name) is value, name
         assert inspect.getdoc(value), f"{name} has no docstring"
         assert re.search(rf"\b{name}\b", documentation), f"{name} is not in README.md or docs/"
+
+
+HOME_MODULES = {
+    "ag_ui_openai_agents",
+    "ag_ui_openai_agents.engine",
+    "ag_ui_openai_agents.agent",
+    "ag_ui_openai_agents.translator",
+    "ag_ui_openai_agents.state",
+    "ag_ui_openai_agents.subagents",
+    "ag_ui_openai_agents.approvals.resume",
+    "ag_ui_openai_agents.inbound.messages",
+    "ag_ui_openai_agents.server.endpoint",
+    "ag_ui_openai_agents.server.logs",
+}
+"""The modules a user reads: the root, the engine path, the homes of the root names, and the
+run-ids logging helpers. Every other module is internal and says so."""
+
+
+def test_every_other_module_says_it_is_internal() -> None:
+    names = [
+        module.name
+        for module in pkgutil.walk_packages(ag_ui_openai_agents.__path__, "ag_ui_openai_agents.")
+    ]
+    assert set(HOME_MODULES) - {"ag_ui_openai_agents"} <= set(names)
+    unmarked = [
+        name
+        for name in names
+        if name not in HOME_MODULES
+        and not (importlib.import_module(name).__doc__ or "").startswith("Internal:")
+    ]
+    assert unmarked == []
 
 
 def test_the_engine_module_offers_the_override_points_the_translator_takes() -> None:

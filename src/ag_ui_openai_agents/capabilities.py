@@ -1,4 +1,4 @@
-"""The AG-UI capabilities document of an SDK agent (served at ``GET <path>/capabilities``)."""
+"""Internal: the AG-UI capabilities document of an SDK agent (``GET <path>/capabilities``)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,6 @@ from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.resume import handoff_targets
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.subagents import streams_as_subagent
-
-__all__ = ["agent_capabilities"]
 
 
 def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:

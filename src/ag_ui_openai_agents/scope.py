@@ -1,4 +1,4 @@
-"""One scope for everything a run's tools reach through the context: state and subagents.
+"""Internal: one scope for everything a run's tools reach through the context: state and subagents.
 
 ``Runner.run_streamed`` starts its task with a copy of the caller's context, so whatever is set
 around that call is what the run's tools see. :func:`use_run_scope` sets both the run's
@@ -16,8 +16,6 @@ from typing import Any
 
 from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.subagents import SubagentSink, use_subagent_sink
-
-__all__ = ["RunScope", "use_run_scope"]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The server side of resuming approvals: which tools a call may mean, and running one.
+"""Internal: the server side of resuming approvals: which tools a call may mean, and running one.
 
 A resumed call runs outside the SDK's run loop: :func:`run_approved` builds the ``ToolContext``
 the SDK would, invokes the tool and converts its output as the SDK does.

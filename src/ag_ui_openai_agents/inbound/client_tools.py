@@ -1,4 +1,4 @@
-"""Client-owned tools: request-scoped proxies for the tools an AG-UI client declares.
+"""Internal: client-owned tools: request-scoped proxies for the tools an AG-UI client declares.
 
 The model may call a tool from ``RunAgentInput.tools``, but only the client can run it. Its
 proxy therefore does no work: it returns a :class:`ClientToolCall` marker. The agent's
@@ -27,19 +27,6 @@ from typing import Any, Literal, TypeAlias
 from agents import FunctionTool, FunctionToolResult, RunContextWrapper
 from agents.agent import StopAtTools, ToolsToFinalOutputFunction, ToolsToFinalOutputResult
 from agents.tool_context import ToolContext
-
-__all__ = [
-    "CLIENT_TOOL_PENDING_TEXT",
-    "ClientToolCall",
-    "ClientToolInvoker",
-    "ToolUseBehavior",
-    "apply_tool_use_behavior",
-    "client_tool_schema",
-    "create_client_tool",
-    "is_client_tool",
-    "is_client_tool_output",
-    "stop_at_client_tools",
-]
 
 logger = logging.getLogger(__name__)
 

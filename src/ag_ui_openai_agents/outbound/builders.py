@@ -1,4 +1,4 @@
-"""Cheap constructors for the AG-UI models the engine builds from values it already trusts.
+"""Internal: cheap constructors for AG-UI models built from values the engine already trusts.
 
 A validating constructor (``TextMessageContentEvent(message_id=..., delta=...)``) costs about a
 third of encoding the event, and ``model_construct`` far more (it resolves every default again
@@ -20,8 +20,6 @@ from types import GetSetDescriptorType, MemberDescriptorType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-
-__all__ = ["model_builder"]
 
 M = TypeVar("M", bound=BaseModel)
 

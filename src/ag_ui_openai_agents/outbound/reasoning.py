@@ -1,4 +1,4 @@
-"""Reasoning: summary and text parts as REASONING_* windows, encrypted content for replay."""
+"""Internal: reasoning summary and text parts as REASONING_* windows, encrypted content kept."""
 
 from __future__ import annotations
 
@@ -22,8 +22,6 @@ from ag_ui_openai_agents.outbound.windows import (
     WindowBook,
     pack_tail,
 )
-
-__all__ = ["ReasoningTranslation"]
 
 _content_event = model_builder(ReasoningMessageContentEvent, "message_id", "delta")
 _start_event = model_builder(ReasoningStartEvent, "message_id")

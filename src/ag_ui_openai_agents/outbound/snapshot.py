@@ -1,4 +1,4 @@
-"""MESSAGES_SNAPSHOT: the request's history, then what this run streamed, with the same ids."""
+"""Internal: MESSAGES_SNAPSHOT, the request's history then what this run streamed, same ids."""
 
 from __future__ import annotations
 
@@ -29,8 +29,6 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
 )
-
-__all__ = ["build_messages_snapshot", "produced_messages"]
 
 # A long run restates hundreds of messages: build them without validating values we made.
 _function_call = model_builder(FunctionCall, "name", "arguments")

@@ -1,4 +1,4 @@
-"""Subagent bookkeeping of the outbound engine: nested runs as engines of their own.
+"""Internal: subagent bookkeeping of the outbound engine: nested runs as engines of their own.
 
 An agent used as a tool (``as_tool(..., on_stream=subagent_events)``) streams its own SDK
 events into the run's :class:`~ag_ui_openai_agents.subagents.SubagentSink`. The run's
@@ -38,8 +38,6 @@ from ag_ui_openai_agents.protocol import new_id, real_id
 if TYPE_CHECKING:
     from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
     from ag_ui_openai_agents.subagents import SubagentSink
-
-__all__ = ["CloseReason", "SubagentBook", "SubagentRun"]
 
 Events = list[BaseEvent]
 CloseReason = Literal["cancelled", "failed", "unfinished"]

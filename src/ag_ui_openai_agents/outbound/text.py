@@ -1,4 +1,4 @@
-"""Assistant text and refusals: one TEXT_MESSAGE window per SDK message item."""
+"""Internal: assistant text and refusals: one TEXT_MESSAGE window per SDK message item."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from agents.items import MessageOutputItem
 
 from ag_ui_openai_agents.outbound.builders import model_builder
 from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook, pack_tail
-
-__all__ = ["TextTranslation", "chunks_join_to", "message_item_text"]
 
 _content_event = model_builder(TextMessageContentEvent, "message_id", "delta")
 _start_event = model_builder(TextMessageStartEvent, "message_id", "role")

@@ -1,4 +1,4 @@
-"""Tool calls and results: function, handoff and hosted calls as TOOL_CALL_* windows."""
+"""Internal: tool calls and results: function, handoff and hosted calls as TOOL_CALL_* windows."""
 
 from __future__ import annotations
 
@@ -26,8 +26,6 @@ from ag_ui_openai_agents.protocol import (
     result_message_id,
 )
 from ag_ui_openai_agents.protocol import item_field as _field
-
-__all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
 
 _args_event = model_builder(ToolCallArgsEvent, "tool_call_id", "delta")
 _start_event = model_builder(

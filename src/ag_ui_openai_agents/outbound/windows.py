@@ -1,4 +1,4 @@
-"""Window and id bookkeeping of the outbound engine: every id and open/closed flag lives here.
+"""Internal: window and id bookkeeping of the outbound engine (every id and open/closed flag).
 
 Invariants (what the rest of the engine relies on, and what the stream guarantees)
 ---------------------------------------------------------------------------------
@@ -50,19 +50,6 @@ from typing import Literal
 
 from ag_ui_openai_agents.outbound.replay import ReplayInfo, ReplayRecorder
 from ag_ui_openai_agents.protocol import new_id, real_id
-
-__all__ = [
-    "PACK_EVERY",
-    "AssistantGroup",
-    "ReasoningPart",
-    "ReasoningWindow",
-    "SubagentSlot",
-    "TextWindow",
-    "ToolCallWindow",
-    "ToolResult",
-    "WindowBook",
-    "pack_tail",
-]
 
 WindowKind = Literal["text", "tool", "reasoning"]
 

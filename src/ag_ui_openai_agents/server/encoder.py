@@ -1,4 +1,4 @@
-"""``FastEventEncoder``: ``ag_ui.encoder.EventEncoder`` with the same output, several times cheaper.
+"""Internal: ``FastEventEncoder``, ``ag_ui``'s ``EventEncoder`` output, several times cheaper.
 
 ``EventEncoder.encode`` writes ``data: `` + ``event.model_dump_json(by_alias=True)`` + a blank
 line. Pydantic's JSON serializer costs about 5 µs for a one-token TEXT_MESSAGE_CONTENT, more
@@ -43,16 +43,6 @@ from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 
 from ag_ui_openai_agents.server.model_json import model_writer, omittable, plain_model, wire_key
-
-__all__ = [
-    "FAST_ENCODERS",
-    "NESTED_EVENTS",
-    "FastEventEncoder",
-    "FieldPlan",
-    "encode_nested",
-    "event_classes",
-    "field_plans",
-]
 
 logger = logging.getLogger(__name__)
 

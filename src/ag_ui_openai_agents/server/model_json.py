@@ -1,4 +1,4 @@
-"""Pydantic's JSON of AG-UI models with nested models, lists and JSON values, written in Python.
+"""Internal: pydantic's JSON of AG-UI models with nested models, lists and JSON values.
 
 ``FastEventEncoder``'s generated encoders cover events whose fields are flat strings, integers
 and booleans. The events left (MESSAGES_SNAPSHOT above all, RUN_FINISHED with usage, CUSTOM,
@@ -33,15 +33,6 @@ from typing import Any, Literal, Union
 
 import annotated_types
 from pydantic import BaseModel
-
-__all__ = [
-    "LARGE_CONTENT",
-    "model_writer",
-    "omittable",
-    "plain_model",
-    "wire_key",
-    "write_json",
-]
 
 Write = Callable[[Any, list[str]], bool]
 """Append a value's JSON to the pieces; ``False``: it cannot be written here."""
