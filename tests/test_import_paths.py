@@ -1,35 +1,93 @@
-"""The documented import paths outlive the grouping of modules into subpackages."""
+"""The public surface: a few root names, each importable and documented, and the engine module."""
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Iterable
+from pathlib import Path
 
-import pytest
+from ag_ui.core import Context
 
-STABLE_PATHS = {
-    "ag_ui_openai_agents.engine": "ag_ui_openai_agents.outbound.engine",
-    "ag_ui_openai_agents.approval": "ag_ui_openai_agents.approvals.resume",
-    "ag_ui_openai_agents.endpoint": "ag_ui_openai_agents.server.endpoint",
-    "ag_ui_openai_agents.logs": "ag_ui_openai_agents.server.logs",
-    "ag_ui_openai_agents.shutdown": "ag_ui_openai_agents.server.shutdown",
-    "ag_ui_openai_agents.inbound": "ag_ui_openai_agents.inbound.messages",
+import ag_ui_openai_agents
+from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.engine import AGUIToOpenAITranslator, OpenAIToAGUITranslator
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+MAX_ROOT_NAMES = 18
+
+
+def _root_names() -> list[str]:
+    return [name for name in ag_ui_openai_agents.__all__ if name != "__version__"]
+
+
+def _documentation() -> str:
+    pages = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+    return "\n".join(page.read_text(encoding="utf-8") for page in pages)
+
+
+def test_the_root_offers_a_few_names() -> None:
+    names = _root_names()
+    assert 0 < len(names) <= MAX_ROOT_NAMES
+    assert len(set(names)) == len(names)
+    assert isinstance(ag_ui_openai_agents.__version__, str)
+
+
+def test_every_root_name_is_importable_public_and_documented() -> None:
+    documentation = _documentation()
+    for name in _root_names():
+        value = getattr(ag_ui_openai_agents, name)
+        module = importlib.import_module(value.__module__)
+        assert getattr(module, name) is value, name
+        assert inspect.getdoc(value), f"{name} has no docstring"
+        assert re.search(rf"\b{name}\b", documentation), f"{name} is not in README.md or docs/"
+
+
+HOME_MODULES = {
+    "ag_ui_openai_agents",
+    "ag_ui_openai_agents.engine",
+    "ag_ui_openai_agents.agent",
+    "ag_ui_openai_agents.translator",
+    "ag_ui_openai_agents.state",
+    "ag_ui_openai_agents.subagents",
+    "ag_ui_openai_agents.approvals.resume",
+    "ag_ui_openai_agents.inbound.messages",
+    "ag_ui_openai_agents.server.endpoint",
+    "ag_ui_openai_agents.server.logs",
 }
+"""The modules a user reads: the root, the engine path, the homes of the root names, and the
+run-ids logging helpers. Every other module is internal and says so."""
 
 
-@pytest.mark.parametrize(("stable", "home"), list(STABLE_PATHS.items()))
-def test_a_stable_path_offers_the_same_objects(stable: str, home: str) -> None:
-    public, real = importlib.import_module(stable), importlib.import_module(home)
-    names = list(public.__all__)
-    assert names, f"{stable} exports nothing"
-    for name in names:
-        assert getattr(public, name) is getattr(real, name), name
-    if stable != "ag_ui_openai_agents.inbound":
-        assert sorted(names) == sorted(real.__all__), "every public name of the home module"
+def test_every_other_module_says_it_is_internal() -> None:
+    names = [
+        module.name
+        for module in pkgutil.walk_packages(ag_ui_openai_agents.__path__, "ag_ui_openai_agents.")
+    ]
+    assert set(HOME_MODULES) - {"ag_ui_openai_agents"} <= set(names)
+    unmarked = [
+        name
+        for name in names
+        if name not in HOME_MODULES
+        and not (importlib.import_module(name).__doc__ or "").startswith("Internal:")
+    ]
+    assert unmarked == []
 
 
-def test_the_package_root_names_come_from_the_subpackages() -> None:
-    package = importlib.import_module("ag_ui_openai_agents")
-    engine = importlib.import_module("ag_ui_openai_agents.outbound.engine")
-    endpoint = importlib.import_module("ag_ui_openai_agents.server.endpoint")
-    assert package.OpenAIToAGUITranslator is engine.OpenAIToAGUITranslator
-    assert package.add_openai_agents_fastapi_endpoint is endpoint.add_openai_agents_fastapi_endpoint
+def test_the_engine_module_offers_the_override_points_the_translator_takes() -> None:
+    engine = importlib.import_module("ag_ui_openai_agents.engine")
+    assert sorted(engine.__all__) == ["AGUIToOpenAITranslator", "OpenAIToAGUITranslator"]
+    for cls in (AGUIToOpenAITranslator, OpenAIToAGUITranslator):
+        hooks = [name for name in dir(cls) if name.startswith("translate_")]
+        assert hooks, cls.__name__
+
+    class Inbound(AGUIToOpenAITranslator):
+        def translate_context(self, items: Iterable[Context] | None) -> str:
+            return "from the subclass"
+
+    translator = AGUITranslator(inbound_cls=Inbound)
+    assert translator.translate_context([Context(description="d", value="v")]) == (
+        "from the subclass"
+    )

@@ -42,8 +42,14 @@ def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
     )
     assert "Version: 0.1.0" in metadata
     assert "Requires-Python: >=3.10" in metadata
-    for requirement in ("ag-ui-protocol>=1.0.0", "openai-agents>=0.23.1", "fastapi"):
-        assert requirement in metadata
+    for requirement in (
+        "ag-ui-protocol<1.1,>=1.0.0",
+        "openai-agents<0.25,>=0.23.1",
+        "openai<4,>=3.57.0",
+        "pydantic<3,>=2.12.2",
+        "fastapi",
+    ):
+        assert f"Requires-Dist: {requirement}" in metadata
 
 
 def test_sdist_builds_alongside(dist: Path) -> None:

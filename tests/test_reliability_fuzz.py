@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from ag_ui_openai_agents import AGUITranslator, resume_tool_calls
 from ag_ui_openai_agents.inbound.messages import PRODUCED_WIRE_TYPES
-from ag_ui_openai_agents.outbound.hosted import is_hosted_call_name
+from ag_ui_openai_agents.protocol import is_hosted_call_name
 from support.invariants import check_stream, parse_sse
 from support.reliability_harness import (
     TRACEBACK_MARK,

@@ -2,8 +2,8 @@
 
 ``AGUITranslator.to_openai`` turns an AG-UI ``RunAgentInput`` into SDK input;
 ``AGUITranslator.to_agui`` turns the SDK's stream into ordered AG-UI 1.0 events.
-``OpenAIAgentsAgent`` and ``add_openai_agents_fastapi_endpoint`` package the standard flow;
-``FastEventEncoder`` writes the same SSE lines as ``ag_ui``'s ``EventEncoder``, faster.
+``OpenAIAgentsAgent`` and ``add_openai_agents_fastapi_endpoint`` package the standard flow.
+The engine classes behind the translator, to subclass, are in :mod:`ag_ui_openai_agents.engine`.
 """
 
 from ag_ui_openai_agents.agent import OpenAIAgentsAgent
@@ -13,24 +13,20 @@ from ag_ui_openai_agents.approvals.resume import (
     UnresumableApprovalError,
     resume_tool_calls,
 )
-from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
-from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.state import SharedState, shared_state, use_shared_state
-from ag_ui_openai_agents.subagents import SubagentSink, subagent_events
+from ag_ui_openai_agents.subagents import subagent_events
 from ag_ui_openai_agents.translator import AGUITranslator
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AGUIToOpenAITranslator",
     "AGUITranslator",
     "ApprovalSigner",
     "OpenAIAgentsAgent",
-    "OpenAIToAGUITranslator",
     "ResumedToolCalls",
     "SharedState",
-    "SubagentSink",
     "TranslatedInput",
     "UnresumableApprovalError",
     "__version__",

@@ -29,7 +29,7 @@ from agents.run_context import RunContextWrapper
 
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
-from ag_ui_openai_agents.server.capabilities import agent_capabilities
+from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Source
 

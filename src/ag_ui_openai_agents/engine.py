@@ -1,22 +1,10 @@
-"""The stable import path ``ag_ui_openai_agents.engine``.
+"""The engine classes behind :class:`~ag_ui_openai_agents.AGUITranslator`, to subclass.
 
-The code lives in :mod:`ag_ui_openai_agents.outbound.engine`.
+Their ``translate_*`` methods are the override points: subclass the side you need and pass the
+class to ``AGUITranslator(inbound_cls=...)`` or ``AGUITranslator(outbound_cls=...)``.
 """
 
-from ag_ui_openai_agents.outbound.engine import (
-    IGNORED_RAW_EVENT_TYPES,
-    IGNORED_RUN_ITEM_TYPES,
-    RAW_EVENT_HANDLERS,
-    RUN_ITEM_HANDLERS,
-    AGUIToOpenAITranslator,
-    OpenAIToAGUITranslator,
-)
+from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 
-__all__ = [
-    "IGNORED_RAW_EVENT_TYPES",
-    "IGNORED_RUN_ITEM_TYPES",
-    "RAW_EVENT_HANDLERS",
-    "RUN_ITEM_HANDLERS",
-    "AGUIToOpenAITranslator",
-    "OpenAIToAGUITranslator",
-]
+__all__ = ["AGUIToOpenAITranslator", "OpenAIToAGUITranslator"]

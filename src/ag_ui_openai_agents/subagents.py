@@ -14,7 +14,6 @@ sink and translates them (see :mod:`ag_ui_openai_agents.outbound.subagent_book`)
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
@@ -24,6 +23,8 @@ from typing import Any
 
 from agents import AgentToolStreamEvent
 from agents.stream_events import StreamEvent
+
+from ag_ui_openai_agents import _sdk
 
 __all__ = [
     "SubagentSink",
@@ -135,23 +136,9 @@ def use_subagent_sink(sink: SubagentSink) -> Iterator[SubagentSink]:
         _current.reset(token)
 
 
-def _agent_tool_callback(tool: Any) -> Any:
-    """The ``on_stream`` callback an ``Agent.as_tool`` tool was built with (None if none)."""
-    if not getattr(tool, "_is_agent_tool", False):
-        return None
-    invoker = getattr(tool, "on_invoke_tool", None)
-    impl = getattr(invoker, "_invoke_tool_impl", invoker)
-    if impl is None or not callable(impl):
-        return None
-    try:
-        return inspect.getclosurevars(impl).nonlocals.get("on_stream")
-    except (TypeError, ValueError):
-        return None
-
-
 def streams_as_subagent(tool: Any) -> bool:
     """Whether ``tool`` is an agent used as a tool that streams through :func:`subagent_events`."""
-    return _agent_tool_callback(tool) is subagent_events
+    return _sdk.agent_tool_stream_callback(tool) is subagent_events
 
 
 async def run_events(

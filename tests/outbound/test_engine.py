@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -38,9 +39,8 @@ from ag_ui_openai_agents.outbound.engine import (
     RAW_EVENT_HANDLERS,
     RUN_ITEM_HANDLERS,
     OpenAIToAGUITranslator,
-    translate_all,
 )
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
+from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from support.invariants import FORBIDDEN_KEYS
 from support.runs import (
     AguiRun,
@@ -146,6 +146,39 @@ def test_unknown_or_ignored_events_produce_nothing() -> None:
     approval = ToolApprovalItem(agent=agent, raw_item=call)
     assert engine.translate(RunItemStreamEvent(name="tool_called", item=approval)) == []
     assert engine.finish() == []
+
+
+def test_unknown_event_types_are_logged_at_debug_and_ignored_ones_are_not(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    engine = OpenAIToAGUITranslator(request())
+    call = ResponseFunctionToolCall(
+        type="function_call", call_id="call_x", name="echo", arguments="{}"
+    )
+    approval = ToolApprovalItem(agent=Agent(name="a"), raw_item=call)
+    ignored: list[Any] = [
+        SimpleNamespace(type="raw_response_event", data=SimpleNamespace(type="response.queued")),
+        RunItemStreamEvent(name="tool_called", item=approval),
+    ]
+    unknown: list[Any] = [
+        SimpleNamespace(type="raw_response_event", data=SimpleNamespace(type="response.new_x")),
+        SimpleNamespace(type="run_item_stream_event", item=SimpleNamespace(type="new_item_x")),
+        SimpleNamespace(type="new_stream_event_x"),
+    ]
+
+    with caplog.at_level(logging.DEBUG, logger="ag_ui_openai_agents.outbound.engine"):
+        for event in ignored:
+            assert engine.translate(event) == []
+        assert caplog.records == []
+        for event in unknown:
+            assert engine.translate(event) == []
+
+    logged = [record.getMessage() for record in caplog.records]
+    assert [record.levelno for record in caplog.records] == [logging.DEBUG] * 3
+    for name, message in zip(
+        ("response.new_x", "new_item_x", "new_stream_event_x"), logged, strict=True
+    ):
+        assert repr(name) in message
 
 
 class _AnyTagged(BaseModel):
@@ -399,7 +432,7 @@ async def test_each_run_gets_a_fresh_engine() -> None:
     assert [e.run_input.run_id for e in created] == ["r1", "r2"]
 
 
-def test_translate_all_finishes_a_recorded_stream() -> None:
+def test_finish_closes_what_a_recorded_stream_left_open() -> None:
     engine = OpenAIToAGUITranslator(request())
     text_added = SimpleNamespace(
         type="raw_response_event",
@@ -416,7 +449,8 @@ def test_translate_all_finishes_a_recorded_stream() -> None:
         ),
     )
 
-    out = translate_all(engine, [text_added, delta])  # type: ignore[list-item]
+    out = [e for event in (text_added, delta) for e in engine.translate(event)]  # type: ignore[arg-type]
+    out += engine.finish()
 
     assert brief(out) == [
         ("TEXT_MESSAGE_START", "msg_rec"),

@@ -37,7 +37,7 @@ from ag_ui_openai_agents.outbound.engine import (
     RUN_ITEM_HANDLERS,
     OpenAIToAGUITranslator,
 )
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
+from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
 from support.runs import request
 
 

@@ -9,14 +9,16 @@ from ag_ui.core import AssistantMessage, ReasoningMessage
 from agents import Agent, function_tool, set_tracing_disabled
 
 from ag_ui_openai_agents.outbound.replay import (
-    REPLAY_VERSION,
-    CarriedItem,
     ReplayInfo,
     ReplayRecorder,
     hosted_artefact,
+    replay_metadata,
+)
+from ag_ui_openai_agents.protocol import (
+    REPLAY_VERSION,
+    CarriedItem,
     read_hosted_artefact,
     read_replay,
-    replay_metadata,
 )
 from support.replay_turns import EVERY_KIND
 from support.runs import request, run_agui, user

@@ -24,8 +24,8 @@ from agents import Agent, function_tool
 from agents.stream_events import StreamEvent
 from openai.types.responses import ResponseFunctionToolCall
 
-from ag_ui_openai_agents import SubagentSink
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
+from ag_ui_openai_agents.subagents import SubagentSink
 from support.invariants import check_stream
 from support.runs import record, request
 from support.scripted import Call, Reasoning, Text, Turn

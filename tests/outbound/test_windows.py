@@ -16,9 +16,8 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
-    real_id,
-    result_message_id,
 )
+from ag_ui_openai_agents.protocol import real_id, result_message_id
 
 
 def test_only_non_empty_strings_other_than_the_placeholder_are_real_ids() -> None:

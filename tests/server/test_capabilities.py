@@ -19,7 +19,7 @@ from agents import (
 from fastapi import FastAPI
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
-from ag_ui_openai_agents.server.capabilities import agent_capabilities
+from ag_ui_openai_agents.capabilities import agent_capabilities
 from support.scripted import ScriptedProvider, ScriptedResponsesModel
 
 set_tracing_disabled(True)

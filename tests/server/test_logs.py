@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -228,3 +230,27 @@ def test_every_package_logger_gets_the_filter_once() -> None:
         isinstance(h, logging.NullHandler) for h in logging.getLogger(PACKAGE_LOGGER).handlers
     )
     assert late.filters
+
+
+def test_every_module_that_logs_is_imported_with_the_endpoint() -> None:
+    """The filter is put on the package's loggers once, when an endpoint is added (not per
+    request): every module of the package that logs must exist by then."""
+    script = (
+        "import logging, pkgutil, sys\n"
+        "from fastapi import FastAPI\n"
+        "import ag_ui_openai_agents as package\n"
+        "from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint\n"
+        "from agents import Agent\n"
+        "add_openai_agents_fastapi_endpoint(FastAPI(), OpenAIAgentsAgent(Agent(name='a')))\n"
+        "loaded = set(logging.Logger.manager.loggerDict)\n"
+        "prefix = package.__name__ + '.'\n"
+        "names = [m.name for m in pkgutil.walk_packages(package.__path__, prefix)]\n"
+        "for name in names:\n"
+        "    __import__(name)\n"
+        "late = [n for n in logging.Logger.manager.loggerDict if n.startswith('ag_ui_openai')]\n"
+        "print(sorted(set(late) - loaded))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"

@@ -102,6 +102,32 @@ def test_a_new_server_handler_starts_afresh(restored_signals: None) -> None:
     assert not shutdown.began
 
 
+def test_the_endpoint_hook_chains_once_per_process(restored_signals: None) -> None:
+    def server_handler(signum: int, frame: FrameType | None) -> None:
+        pass
+
+    def later_handler(signum: int, frame: FrameType | None) -> None:
+        pass
+
+    signal.signal(signal.SIGTERM, server_handler)
+    shutdown = ServerShutdown()
+    elsewhere = threading.Thread(target=shutdown.watch_signals_once)
+    elsewhere.start()
+    elsewhere.join()
+    assert signal.getsignal(signal.SIGTERM) is server_handler, "not from another thread"
+
+    shutdown.watch_signals_once()
+    chained = signal.getsignal(signal.SIGTERM)
+    assert chained is not server_handler
+    signal.signal(signal.SIGTERM, later_handler)
+    shutdown.watch_signals_once()
+
+    assert signal.getsignal(signal.SIGTERM) is later_handler, "chained again"
+    signal.signal(signal.SIGTERM, chained)
+    signal.raise_signal(signal.SIGTERM)
+    assert shutdown.began
+
+
 def test_nothing_is_installed_outside_the_main_thread(restored_signals: None) -> None:
     def handler(signum: int, frame: FrameType | None) -> None:
         pass

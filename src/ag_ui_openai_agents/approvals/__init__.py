@@ -1,1 +1,1 @@
-"""Backend tool approval: AG-UI interrupts, signed or not, resumed from the conversation."""
+"""Internal: backend tool approval as AG-UI interrupts, signed or not, resumed from history."""

@@ -1,4 +1,4 @@
-"""The conversation side of resuming approvals: open tool calls, their answers, their results."""
+"""Internal: the conversation side of resuming approvals: open calls, answers, results."""
 
 from __future__ import annotations
 
@@ -8,15 +8,6 @@ from dataclasses import dataclass
 from ag_ui.core import AssistantMessage, Message, ResumeEntry, ToolMessage
 
 from ag_ui_openai_agents.approvals.signing import split_interrupt_id
-
-__all__ = [
-    "HistoryCall",
-    "answers_call",
-    "entry_for",
-    "insert_results",
-    "is_approval",
-    "open_calls",
-]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""AG-UI interrupts for paused backend tool calls: one per call, signed when a secret is set."""
+"""Internal: AG-UI interrupts for paused backend tool calls, one per call, signed or not."""
 
 from __future__ import annotations
 
@@ -16,16 +16,7 @@ from ag_ui_openai_agents.approvals.signing import (
     ApprovalSubject,
     signed_interrupt_id,
 )
-from ag_ui_openai_agents.outbound.windows import item_field as _field
-
-__all__ = [
-    "APPROVAL_RESPONSE_SCHEMA",
-    "TOOL_APPROVAL_REASON",
-    "UnresumableApprovalError",
-    "approval_interrupt",
-    "interrupts_from_result",
-    "parse_arguments",
-]
+from ag_ui_openai_agents.protocol import item_field as _field
 
 TOOL_APPROVAL_REASON = "tool_approval"
 """``Interrupt.reason`` of a paused backend tool call."""

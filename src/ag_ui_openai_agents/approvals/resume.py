@@ -70,8 +70,7 @@ from ag_ui_openai_agents.approvals.verify import (
     refusal_message,
 )
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
-from ag_ui_openai_agents.outbound.windows import result_message_id
+from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES, result_message_id
 
 __all__ = [
     "ABANDONED_RESULT",

@@ -1,4 +1,4 @@
-"""Signed approvals: the server's proof that it paused on a tool call, carried in the interrupt id.
+"""Internal: signed approvals, the proof that the server paused on a call, in the interrupt id.
 
 Without signing, a resume request is trusted as sent: a client can write an assistant tool call
 into its history and approve it, and the gated tool runs with arguments no run ever paused on.
@@ -28,21 +28,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Union
-
-__all__ = [
-    "APPROVAL_SECRET_ENV",
-    "DEFAULT_APPROVAL_MAX_AGE",
-    "ApprovalSecret",
-    "ApprovalSignature",
-    "ApprovalSigner",
-    "ApprovalSubject",
-    "SignatureCheck",
-    "approval_secrets_from_env",
-    "canonical_arguments",
-    "signed_interrupt_id",
-    "signer_from_env",
-    "split_interrupt_id",
-]
 
 APPROVAL_SECRET_ENV = "AG_UI_APPROVAL_SECRET"
 """Environment variable ``OpenAIAgentsAgent`` reads when it is given no signer: one secret, or

@@ -1,4 +1,4 @@
-"""The server side of resuming approvals: which tools a call may mean, and running one.
+"""Internal: the server side of resuming approvals: which tools a call may mean, and running one.
 
 A resumed call runs outside the SDK's run loop: :func:`run_approved` builds the ``ToolContext``
 the SDK would, invokes the tool and converts its output as the SDK does.
@@ -14,32 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import Agent, FunctionTool, Handoff, RunConfig, RunContextWrapper, UserError
+from agents import agent_tool_state as _agent_tool_state
 from agents.items import ItemHelpers
+from agents.tool import invoke_function_tool as _invoke_function_tool
 from agents.tool_context import ToolContext
 from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall
 
+from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.history import HistoryCall
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
-
-try:  # Present in every supported SDK release; guarded so a refactor degrades gracefully.
-    from agents import agent_tool_state as _agent_tool_state
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    _agent_tool_state = None  # type: ignore[assignment]
-
-try:
-    from agents.tool import invoke_function_tool as _invoke_function_tool
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    _invoke_function_tool = None  # type: ignore[assignment]
-
-__all__ = [
-    "Catalog",
-    "ServerTool",
-    "catalog_tools",
-    "handoff_targets",
-    "may_need_approval",
-    "run_approved",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -77,11 +61,10 @@ class Catalog:
 
 def _tool_key(tool: FunctionTool, owner: Agent[Any]) -> tuple[object, ...]:
     """Identify a tool: MCP tools by their server object, others by the tool object itself."""
-    binding = getattr(tool, "_mcp_tool_binding", None)
-    if isinstance(binding, tuple) and len(binding) == 3 and isinstance(binding[2], int):
-        servers = owner.mcp_servers
-        if 0 <= binding[2] < len(servers):
-            return ("mcp", id(servers[binding[2]]), binding[1])
+    binding = _sdk.mcp_server_index(tool)
+    if binding is not None and 0 <= binding[1] < len(owner.mcp_servers):
+        server_tool_name, index = binding
+        return ("mcp", id(owner.mcp_servers[index]), server_tool_name)
     return ("tool", id(tool))
 
 
@@ -122,9 +105,7 @@ def handoff_targets(agent: Agent[Any]) -> Iterator[tuple[str, Agent[Any] | None,
         if isinstance(item, Agent):
             yield Handoff.default_tool_name(item), item, item.name
         elif isinstance(item, Handoff):
-            ref = getattr(item, "_agent_ref", None)
-            target = ref() if callable(ref) else None
-            yield item.tool_name, target if isinstance(target, Agent) else None, item.agent_name
+            yield item.tool_name, _sdk.handoff_agent(item), item.agent_name
 
 
 def may_need_approval(tool: FunctionTool) -> bool:
@@ -142,7 +123,7 @@ async def run_approved(
 ) -> str:
     """Run an approved tool outside the run loop and return its result as text."""
     tool = server_tool.tool
-    namespace = getattr(tool, "_tool_namespace", None)
+    namespace = _sdk.tool_namespace(tool)
     raw_call = ResponseFunctionToolCall(
         type="function_call",
         call_id=call.call_id,
@@ -171,23 +152,18 @@ async def _invoke(
 ) -> Any:
     """Invoke ``tool`` and fail if an agent used as a tool paused inside for its own approval."""
     scope = f"agui-resume-{uuid.uuid4().hex}"
-    if _agent_tool_state is not None:
-        _agent_tool_state.set_agent_tool_state_scope(tool_context, scope)
-    if _invoke_function_tool is not None:
-        output = await _invoke_function_tool(
-            function_tool=tool, context=tool_context, arguments=raw_call.arguments
+    _agent_tool_state.set_agent_tool_state_scope(tool_context, scope)
+    output = await _invoke_function_tool(
+        function_tool=tool, context=tool_context, arguments=raw_call.arguments
+    )
+    nested = _agent_tool_state.consume_agent_tool_run_result(raw_call, scope_id=scope)
+    pending = nested.interruptions if nested is not None else None
+    if pending:
+        inner = ", ".join(sorted({str(getattr(i, "name", None) or "?") for i in pending}))
+        raise UnresumableApprovalError(
+            f"Approved tool {tool.name!r} runs an agent that paused for its own approval "
+            f"({inner}); an approval inside an agent used as a tool cannot be resumed."
         )
-    else:  # pragma: no cover - depends on the installed SDK
-        output = await tool.on_invoke_tool(tool_context, raw_call.arguments)
-    if _agent_tool_state is not None:
-        nested = _agent_tool_state.consume_agent_tool_run_result(raw_call, scope_id=scope)
-        pending = getattr(nested, "interruptions", None) if nested is not None else None
-        if pending:
-            inner = ", ".join(sorted({str(getattr(i, "name", None) or "?") for i in pending}))
-            raise UnresumableApprovalError(
-                f"Approved tool {tool.name!r} runs an agent that paused for its own approval "
-                f"({inner}); an approval inside an agent used as a tool cannot be resumed."
-            )
     return output
 
 
@@ -197,8 +173,8 @@ def _output_text(tool: FunctionTool, raw_call: ResponseFunctionToolCall, output:
         item = ItemHelpers.tool_call_output_item(
             raw_call,
             output,
-            output_json_schema=getattr(tool, "output_json_schema", None),
-            output_type_adapter=getattr(tool, "_output_type_adapter", None),
+            output_json_schema=tool.output_json_schema,
+            output_type_adapter=_sdk.output_type_adapter(tool),
         )
     except UserError:  # e.g. an error text from the failure handler, not the declared schema
         item = ItemHelpers.tool_call_output_item(raw_call, output)

@@ -1,4 +1,4 @@
-"""Checking the signatures of approved answers before anything runs.
+"""Internal: checking the signatures of approved answers before anything runs.
 
 Only answers that approve need a signature: a rejection or a cancelled entry runs nothing. A
 request in which any approval fails its check runs nothing at all and ends with RUN_ERROR. An
@@ -22,16 +22,6 @@ from ag_ui_openai_agents.approvals.signing import (
     SignatureCheck,
     split_interrupt_id,
 )
-
-__all__ = [
-    "APPROVAL_REFUSED_CODE",
-    "EXPIRED_APPROVAL_MESSAGE",
-    "ApprovalRefusal",
-    "ApprovalRefusedError",
-    "CheckedAnswers",
-    "check_answers",
-    "refusal_message",
-]
 
 logger = logging.getLogger(__name__)
 

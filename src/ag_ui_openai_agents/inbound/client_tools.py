@@ -1,4 +1,4 @@
-"""Client-owned tools: request-scoped proxies for the tools an AG-UI client declares.
+"""Internal: client-owned tools: request-scoped proxies for the tools an AG-UI client declares.
 
 The model may call a tool from ``RunAgentInput.tools``, but only the client can run it. Its
 proxy is built with ``needs_approval=True``, so the Agents SDK itself pauses the run at the turn
@@ -24,17 +24,6 @@ from typing import Any
 
 from agents import FunctionTool, ToolApprovalItem
 from agents.tool_context import ToolContext
-
-__all__ = [
-    "CLIENT_TOOL_PENDING_TEXT",
-    "ClientToolCall",
-    "ClientToolInvoker",
-    "client_tool_schema",
-    "create_client_tool",
-    "is_client_tool",
-    "is_client_tool_approval",
-    "is_client_tool_output",
-]
 
 logger = logging.getLogger(__name__)
 

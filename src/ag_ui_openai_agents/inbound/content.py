@@ -1,4 +1,4 @@
-"""Multimodal content: AG-UI content parts turned into OpenAI input content parts.
+"""Internal: multimodal content: AG-UI content parts turned into OpenAI input content parts.
 
 Every builder here returns the part the model should see, or ``None`` when the part cannot be
 sent. A part is never allowed to fail a request: malformed base64, an unknown or unsupported
@@ -27,24 +27,6 @@ from openai.types.responses import (
     ResponseInputImageParam,
     ResponseInputTextParam,
 )
-
-__all__ = [
-    "AUDIO_FORMATS",
-    "IMAGE_MIME_TYPES",
-    "InputContent",
-    "PartSource",
-    "audio_input",
-    "binary_input",
-    "data_url",
-    "derive_filename",
-    "document_input",
-    "filename_hint",
-    "image_input",
-    "normalize_base64",
-    "normalize_mime_type",
-    "parse_data_url",
-    "text_input",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -66,8 +66,7 @@ from ag_ui_openai_agents.inbound.replay_items import (
     merge_reasoning_part,
     reasoning_part_item,
 )
-from ag_ui_openai_agents.outbound.hosted import is_hosted_call_name
-from ag_ui_openai_agents.outbound.replay import read_hosted_artefact, read_replay
+from ag_ui_openai_agents.protocol import is_hosted_call_name, read_hosted_artefact, read_replay
 
 __all__ = [
     "CONTEXT_HEADER",

@@ -1,4 +1,4 @@
-"""The last step of inbound translation: make the item list one the Responses API accepts.
+"""Internal: the last step of inbound translation: make the item list one the Responses API accepts.
 
 The inbound translator rebuilds the provider's own items from the replay metadata of a history
 (``replay.py``). Histories are edited by applications, lose fields in older clients and mix in
@@ -33,9 +33,7 @@ from typing import Any, cast
 
 from agents.items import TResponseInputItem
 
-from ag_ui_openai_agents.outbound.replay import read_replay
-
-__all__ = ["ReplayLinks", "enforce_pairing"]
+from ag_ui_openai_agents.protocol import read_replay
 
 logger = logging.getLogger(__name__)
 

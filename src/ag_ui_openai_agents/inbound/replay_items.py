@@ -1,4 +1,4 @@
-"""Responses input items rebuilt from the replay layout of a history (see ``replay.py``).
+"""Internal: responses input items rebuilt from the replay layout of a history (see ``replay.py``).
 
 These build the provider's own item forms; whether an id may really be sent is decided later,
 for the whole conversation, by :func:`~ag_ui_openai_agents.inbound.pairing.enforce_pairing`.
@@ -10,8 +10,6 @@ import copy
 from typing import Any, cast
 
 from agents.items import TResponseInputItem
-
-__all__ = ["assistant_item", "carried_items", "merge_reasoning_part", "reasoning_part_item"]
 
 _PART_TYPES = {"summary": ("summary", "summary_text"), "text": ("content", "reasoning_text")}
 

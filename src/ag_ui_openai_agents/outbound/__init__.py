@@ -1,1 +1,1 @@
-"""Outbound translation: the SDK's stream turned into ordered AG-UI events (sans-IO)."""
+"""Internal: outbound translation: the SDK's stream turned into ordered AG-UI events (sans-IO)."""

@@ -1,4 +1,6 @@
-"""The outbound engine: a synchronous state machine from SDK stream events to AG-UI events.
+"""Internal: the outbound engine, a synchronous state machine from SDK events to AG-UI events.
+
+Its public path is :mod:`ag_ui_openai_agents.engine`.
 
 One :class:`OpenAIToAGUITranslator` serves one run. :meth:`~OpenAIToAGUITranslator.translate`
 takes one SDK stream event and returns the AG-UI events it causes; :meth:`finish` closes what
@@ -6,12 +8,14 @@ is still open. It never awaits and never touches the ``Runner``: lifecycle, canc
 encoding belong to :class:`~ag_ui_openai_agents.translator.AGUITranslator`.
 
 Each SDK event kind has a ``translate_*`` method, found through dispatch tables keyed by the
-SDK's own discriminators; override one in a subclass to change one mapping.
+SDK's own discriminators; override one in a subclass to change one mapping. Event types in
+neither a table nor an ignored set are logged at debug level and produce nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, get_args
 
 from ag_ui.core import (
@@ -32,10 +36,8 @@ from agents.items import (
 )
 from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
 
-from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.outbound.reasoning import ReasoningTranslation
-from ag_ui_openai_agents.outbound.replay import CARRIED_ITEM_TYPES, provider_item
+from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.snapshot import build_messages_snapshot
 from ag_ui_openai_agents.outbound.subagent_book import CloseReason, SubagentBook
 from ag_ui_openai_agents.outbound.text import TextTranslation
@@ -47,16 +49,10 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     WindowBook,
 )
+from ag_ui_openai_agents.protocol import CARRIED_ITEM_TYPES, HOSTED_CALL_TYPES
 from ag_ui_openai_agents.subagents import SubagentSink
 
-__all__ = [
-    "IGNORED_RAW_EVENT_TYPES",
-    "IGNORED_RUN_ITEM_TYPES",
-    "RAW_EVENT_HANDLERS",
-    "RUN_ITEM_HANDLERS",
-    "AGUIToOpenAITranslator",
-    "OpenAIToAGUITranslator",
-]
+logger = logging.getLogger(__name__)
 
 Events = list[BaseEvent]
 
@@ -223,7 +219,10 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
             raw_handler = self._raw_by_class.get(type(data)) or self._raw_handler(data)
             return raw_handler(data)
         handler = self._dispatch.get(event.type)
-        return handler(event) if handler is not None else []
+        if handler is None:
+            logger.debug("Unknown SDK stream event type %r: nothing emitted.", event.type)
+            return []
+        return handler(event)
 
     def finish(self) -> Events:
         """Close every subagent, window and step still open (end of stream, or before RUN_ERROR)."""
@@ -301,12 +300,19 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
             handler = self._items_by_class[cls]
         else:
             handler = self._items.get(item.type)
+            if handler is None and item.type not in IGNORED_RUN_ITEM_TYPES:
+                logger.debug("Unknown SDK run item type %r: nothing emitted.", item.type)
             if cls.__module__ == RunItemBase.__module__:
                 self._items_by_class[cls] = handler
         return handler(item) if handler is not None else []
 
     def _raw_handler(self, data: Any) -> Callable[[Any], Events]:
-        return _handler_by_tag(self._raw, self._raw_by_class, data, _produce_nothing)
+        handler = _handler_by_tag(self._raw, self._raw_by_class, data, _produce_nothing)
+        if handler is _produce_nothing:
+            tag = getattr(data, "type", None)
+            if tag not in IGNORED_RAW_EVENT_TYPES:
+                logger.debug("Unknown Responses stream event type %r: nothing emitted.", tag)
+        return handler
 
     def _by_item_type(
         self,
@@ -417,11 +423,3 @@ def _declares_only(cls: type, tag: object) -> bool:
     fields = getattr(cls, "model_fields", None)
     declared = fields.get("type") if isinstance(fields, dict) else None
     return declared is not None and get_args(declared.annotation) == (tag,)
-
-
-def translate_all(engine: OpenAIToAGUITranslator, events: Sequence[StreamEvent]) -> Events:
-    """Translate a recorded stream in one go, finishing it (for tests and tools)."""
-    out: Events = []
-    for event in events:
-        out += engine.translate(event)
-    return out + engine.finish()

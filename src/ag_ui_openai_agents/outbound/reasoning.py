@@ -1,4 +1,4 @@
-"""Reasoning: summary and text parts as REASONING_* windows, encrypted content for replay."""
+"""Internal: reasoning summary and text parts as REASONING_* windows, encrypted content kept."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from ag_ui.core import (
 from agents.items import ReasoningItem
 
 from ag_ui_openai_agents.outbound.windows import ReasoningPart, ReasoningWindow, WindowBook
-
-__all__ = ["ReasoningTranslation"]
 
 
 def _content_event(message_id: str, delta: str) -> ReasoningMessageContentEvent:

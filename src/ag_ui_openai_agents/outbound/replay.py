@@ -1,25 +1,11 @@
-"""Replay metadata: what the Responses API needs back that AG-UI has no field for.
+"""Internal: the writing side of the replay layout (the layout is in ``protocol.py``).
 
 The outbound engine records, per streamed window, the provider's item id, the reasoning item it
 directly followed, an assistant message's ``phase`` and (for hosted calls) the whole provider
-item. The snapshot writes it into the AG-UI fields meant for it, and :func:`read_replay` reads
-it back when the client returns the history. The layout (version 1), under the one key
-``"openai"`` of a message's or tool call's ``metadata``::
-
-    ReasoningMessage  metadata.openai = {"v": 1, "id": "rs_…", "part": "summary" | "text",
-                                          "next": "<id of the item that followed>"}  # first part
-                      encrypted_value = the item's encrypted content (first part only)
-    AssistantMessage  metadata.openai = {"v": 1, "id": "msg_…", "phase": "commentary",
-                                          "after": "rs_…"}
-    ToolCall          metadata.openai = {"v": 1, "id": "fc_…", "after": "rs_…"}
-    hosted ToolCall   encrypted_value = the provider's item as compact JSON
-                      metadata.openai = {"v": 1, "id": "ws_…", "after": "rs_…"}
-
-Any of them may also hold ``"lead"`` / ``"trail"``: output items with no AG-UI counterpart
-(``mcp_list_tools``, ``compaction``) that came right before / after this one, each as
-``{"item": {...}, "after": "rs_…"}``. Keys whose value would be empty are left out, and a
-message with nothing to replay carries no ``metadata`` at all. An id is written only when the
-item's position in its response was seen in the stream, so ``after`` is known to be right.
+item. The snapshot writes it into the AG-UI fields meant for it; the inbound translator reads it
+back with :func:`~ag_ui_openai_agents.protocol.read_replay` when the client returns the history.
+An id is written only when the item's position in its response was seen in the stream, so
+``after`` is known to be right.
 """
 
 from __future__ import annotations
@@ -29,43 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
-from agents.models.fake_id import FAKE_RESPONSES_ID
-
-__all__ = [
-    "CARRIED_ITEM_TYPES",
-    "METADATA_KEY",
-    "REPLAY_VERSION",
-    "CarriedItem",
-    "ReplayInfo",
-    "ReplayRecorder",
-    "hosted_artefact",
-    "part_metadata",
-    "provider_item",
-    "read_hosted_artefact",
-    "read_replay",
-    "replay_metadata",
-]
-
-METADATA_KEY = "openai"
-"""The key of ``metadata`` under which the replay layout lives."""
-
-REPLAY_VERSION = 1
-"""The layout version written as ``"v"``; other versions are ignored when read."""
-
-CARRIED_ITEM_TYPES: frozenset[str] = frozenset({"mcp_list_tools", "compaction"})
-"""Output items with no AG-UI counterpart that travel in ``lead`` / ``trail``."""
-
-
-@dataclass(eq=False, slots=True)
-class CarriedItem:
-    """An output item with no AG-UI window, kept to be replayed in its place."""
-
-    item: dict[str, Any]
-    """The provider's item, as the API sent it."""
-    item_id: str | None
-    """Its provider id."""
-    after: str | None = None
-    """The reasoning item it directly followed, if any."""
+from ag_ui_openai_agents.protocol import (
+    METADATA_KEY,
+    REPLAY_VERSION,
+    CarriedItem,
+    real_id,
+)
 
 
 @dataclass(eq=False, slots=True)
@@ -121,8 +76,8 @@ class ReplayRecorder:
 
     def carry(self, item: dict[str, Any], index: int) -> None:
         """Record an output item with no window; it leads the next window placed."""
-        item_id = item.get("id")
-        if not isinstance(item_id, str) or not item_id or item_id == FAKE_RESPONSES_ID:
+        item_id = real_id(item.get("id"))
+        if item_id is None:
             return
         carried = CarriedItem(item, item_id, self._link(index, item_id))
         self._positions[index] = carried
@@ -183,40 +138,6 @@ def part_metadata(item_id: str | None, kind: str) -> dict[str, Any] | None:
     return {METADATA_KEY: {"v": REPLAY_VERSION, "id": item_id, "part": kind}}
 
 
-def read_replay(metadata: Any) -> dict[str, Any]:
-    """The replay layout of a message or call, or ``{}`` when absent, of another version or
-    malformed. Only values of the expected types are kept."""
-    if not isinstance(metadata, Mapping):
-        return {}
-    layout = metadata.get(METADATA_KEY)
-    if not isinstance(layout, Mapping) or layout.get("v") != REPLAY_VERSION:
-        return {}
-    read: dict[str, Any] = {}
-    for key in ("id", "after", "next", "phase", "part"):
-        value = layout.get(key)
-        if isinstance(value, str) and value:
-            read[key] = value
-    for key in ("lead", "trail"):
-        entries = layout.get(key)
-        if isinstance(entries, list):
-            carried = [_read_carried(entry) for entry in entries]
-            read[key] = [entry for entry in carried if entry is not None]
-    return read
-
-
-def _read_carried(entry: Any) -> CarriedItem | None:
-    if not isinstance(entry, Mapping):
-        return None
-    item = entry.get("item")
-    if not isinstance(item, Mapping) or item.get("type") not in CARRIED_ITEM_TYPES:
-        return None
-    item_id = item.get("id")
-    after = entry.get("after")
-    if not isinstance(item_id, str) or not item_id:
-        return None
-    return CarriedItem(dict(item), item_id, after if isinstance(after, str) and after else None)
-
-
 def provider_item(item: Any) -> dict[str, Any]:
     """An output item as the API sent it: the fields it set, as JSON values."""
     dump = getattr(item, "model_dump", None)
@@ -230,17 +151,3 @@ def hosted_artefact(item: dict[str, Any] | None) -> str | None:
     if item is None:
         return None
     return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
-
-
-def read_hosted_artefact(value: str | None, kind: str) -> dict[str, Any] | None:
-    """The provider item of a hosted call, when ``value`` is one of kind ``kind`` with an id."""
-    if not value:
-        return None
-    try:
-        item = json.loads(value)
-    except ValueError:
-        return None
-    if not isinstance(item, dict) or item.get("type") != kind:
-        return None
-    item_id = item.get("id")
-    return item if isinstance(item_id, str) and item_id else None

@@ -1,4 +1,4 @@
-"""MESSAGES_SNAPSHOT: the request's history, then what this run streamed, with the same ids."""
+"""Internal: MESSAGES_SNAPSHOT, the request's history then what this run streamed, same ids."""
 
 from __future__ import annotations
 
@@ -27,8 +27,6 @@ from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
 )
-
-__all__ = ["build_messages_snapshot", "produced_messages"]
 
 
 def _tool_call(call: ToolCallWindow) -> ToolCall:

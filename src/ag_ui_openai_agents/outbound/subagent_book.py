@@ -1,4 +1,4 @@
-"""Subagent bookkeeping of the outbound engine: nested runs as engines of their own.
+"""Internal: subagent bookkeeping of the outbound engine: nested runs as engines of their own.
 
 An agent used as a tool (``as_tool(..., on_stream=subagent_events)``) streams its own SDK
 events into the run's :class:`~ag_ui_openai_agents.subagents.SubagentSink`. The run's
@@ -22,7 +22,6 @@ Invariants
 
 from __future__ import annotations
 
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,14 +31,13 @@ from agents import AgentToolStreamEvent
 from agents.stream_events import StreamEvent
 from agents.tool import default_tool_error_function
 
-from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow, real_id
-from ag_ui_openai_agents.outbound.windows import item_field as _field
+from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow
+from ag_ui_openai_agents.protocol import item_field as _field
+from ag_ui_openai_agents.protocol import new_id, real_id
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
     from ag_ui_openai_agents.subagents import SubagentSink
-
-__all__ = ["CloseReason", "SubagentBook", "SubagentRun"]
 
 Events = list[BaseEvent]
 CloseReason = Literal["cancelled", "failed", "unfinished"]
@@ -215,7 +213,7 @@ class SubagentBook:
         child = self.root.new_subagent_engine()
         run.engine, run.parent_engine = child, parent_engine
         run.parent = self.by_engine.get(id(parent_engine))
-        run.subagent_run_id = f"subagent_{uuid.uuid4().hex[:24]}"
+        run.subagent_run_id = new_id("subagent")
         run.started = True
         self.running.append(run)
         self.by_engine[id(child)] = run

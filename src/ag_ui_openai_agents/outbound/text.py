@@ -1,4 +1,4 @@
-"""Assistant text and refusals: one TEXT_MESSAGE window per SDK message item."""
+"""Internal: assistant text and refusals: one TEXT_MESSAGE window per SDK message item."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from ag_ui.core import (
 from agents.items import MessageOutputItem
 
 from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook
-
-__all__ = ["TextTranslation", "message_item_text"]
 
 
 def message_item_text(item: Any) -> str:

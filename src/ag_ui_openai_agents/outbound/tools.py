@@ -1,4 +1,4 @@
-"""Tool calls and results: function, handoff and hosted calls as TOOL_CALL_* windows."""
+"""Internal: tool calls and results: function, handoff and hosted calls as TOOL_CALL_* windows."""
 
 from __future__ import annotations
 
@@ -15,18 +15,19 @@ from ag_ui.core import (
 from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_output
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES, PROVIDER_RUN_CALL_TYPES
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
     WindowBook,
+)
+from ag_ui_openai_agents.protocol import (
+    HOSTED_CALL_TYPES,
+    PROVIDER_RUN_CALL_TYPES,
     real_id,
     result_message_id,
 )
-from ag_ui_openai_agents.outbound.windows import item_field as _field
-
-__all__ = ["ToolTranslation", "hosted_call_arguments", "output_text"]
+from ag_ui_openai_agents.protocol import item_field as _field
 
 # Fields of hosted call items that describe what the call was asked to do.
 _HOSTED_INPUT_FIELDS: dict[str, tuple[str, ...]] = {

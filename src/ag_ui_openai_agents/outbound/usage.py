@@ -1,4 +1,4 @@
-"""Token usage: one AG-UI entry per model, from every completed or incomplete response."""
+"""Internal: token usage: one AG-UI entry per model, from every completed or incomplete response."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import TokenUsage
-
-__all__ = ["UsageTally", "token_usage"]
 
 # The largest count every AG-UI binding can carry (the TypeScript decoder's safe integer).
 _MAX_TOKEN_COUNT = 2**53 - 1

@@ -1,4 +1,4 @@
-"""Window and id bookkeeping of the outbound engine: every id and open/closed flag lives here.
+"""Internal: window and id bookkeeping of the outbound engine (every id and open/closed flag).
 
 Invariants (what the rest of the engine relies on, and what the stream guarantees)
 ---------------------------------------------------------------------------------
@@ -44,54 +44,14 @@ Replay
 
 from __future__ import annotations
 
-import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from agents.models.fake_id import FAKE_RESPONSES_ID
+from typing import Literal
 
 from ag_ui_openai_agents.outbound.replay import ReplayInfo, ReplayRecorder
-
-__all__ = [
-    "AssistantGroup",
-    "ReasoningPart",
-    "ReasoningWindow",
-    "SubagentSlot",
-    "TextWindow",
-    "ToolCallWindow",
-    "ToolResult",
-    "WindowBook",
-    "item_field",
-    "real_id",
-    "result_message_id",
-]
+from ag_ui_openai_agents.protocol import new_id, real_id
 
 WindowKind = Literal["text", "tool", "reasoning"]
-
-
-def result_message_id(call_id: str, taken: set[str]) -> str:
-    """The message id of a tool result: ``<call_id>-result``, or ``<call_id>-result-<n>`` when
-    the conversation already holds that id (a repeated id duplicates the message on the client).
-    The id chosen is added to ``taken``."""
-    message_id, n = f"{call_id}-result", 1
-    while message_id in taken:
-        n += 1
-        message_id = f"{call_id}-result-{n}"
-    taken.add(message_id)
-    return message_id
-
-
-def item_field(item: Any, name: str) -> Any:
-    """A field of a raw SDK item, which may be a model or a dict (None when absent)."""
-    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
-
-
-def real_id(value: object) -> str | None:
-    """Return ``value`` when it is a real SDK id, else None (missing, empty or placeholder)."""
-    if isinstance(value, str) and value and value != FAKE_RESPONSES_ID:
-        return value
-    return None
 
 
 @dataclass(eq=False, slots=True)
@@ -253,7 +213,7 @@ class WindowBook:
     @staticmethod
     def new_id(prefix: str) -> str:
         """Make a fresh id such as ``msg_3f…``."""
-        return f"{prefix}_{uuid.uuid4().hex[:24]}"
+        return new_id(prefix)
 
     def resolve_id(self, sdk_id: object, prefix: str) -> str:
         """Keep a real SDK id, or make a fresh one."""

@@ -1,1 +1,1 @@
-"""The HTTP edge: the FastAPI route, keepalive, limits, shutdown, logs and encoding."""
+"""Internal: the HTTP edge: the FastAPI route, keepalive, limits, shutdown, logs and encoding."""

@@ -199,8 +199,7 @@ def add_openai_agents_fastapi_endpoint(
         if server_shutdown.began:
             detail = {"detail": SHUTDOWN_MESSAGE}
             return JSONResponse(detail, status_code=503, headers={"Retry-After": "1"})
-        server_shutdown.watch_signals()
-        install_run_ids_filter()
+        server_shutdown.watch_signals_once()
         encoder = make_encoder(request.headers.get("accept", ""))
         events = stream_run(agent, run_input, encoder, keepalive_seconds=keepalive_seconds)
         return StreamingResponse(

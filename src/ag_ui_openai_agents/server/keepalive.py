@@ -1,4 +1,4 @@
-"""Pacing a run's events for a long-lived response: keepalive pauses and a stop signal.
+"""Internal: pacing a run's events for a long-lived response: keepalive pauses and a stop signal.
 
 :func:`paced` drives the event source in a task of its own and hands each event over as soon
 as it exists. When nothing arrived for ``keepalive_seconds``, it yields :data:`Pause.KEEPALIVE`
@@ -21,8 +21,6 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-__all__ = ["BUFFERED_ITEMS", "CLOSE_SECONDS", "Pause", "paced"]
 
 T = TypeVar("T")
 

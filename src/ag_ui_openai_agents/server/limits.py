@@ -1,4 +1,4 @@
-"""Request limits of the run route: a body size cap (413) and 422s that echo little.
+"""Internal: request limits of the run route: a body size cap (413) and 422s that echo little.
 
 :func:`run_route_class` makes the ``APIRoute`` class of the run route. Before FastAPI parses
 anything, its handler refuses a body whose ``Content-Length`` is over the limit (without
@@ -19,14 +19,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.types import Message, Receive
-
-__all__ = [
-    "DEFAULT_MAX_REQUEST_BYTES",
-    "MAX_LISTED_ERRORS",
-    "PREVIEW_CHARS",
-    "run_route_class",
-    "short_validation_errors",
-]
 
 DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024
 """The default cap on a run request's body: 8 MiB."""

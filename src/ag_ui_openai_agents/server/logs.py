@@ -102,7 +102,8 @@ def install_run_ids_filter() -> None:
     """Put :class:`RunIdsFilter` on every logger of the package's hierarchy.
 
     A filter on a logger sees only the records logged to that very logger, so each one gets
-    it. Cheap to call again: it looks at the loggers only when their number changed.
+    it. The endpoint calls it when it is added, not per request: every module of the package
+    is imported by then. Calling it again looks at the loggers only when their number changed.
     """
     global _seen_loggers
     registry = logging.Logger.manager.loggerDict

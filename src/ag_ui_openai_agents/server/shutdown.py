@@ -1,4 +1,4 @@
-"""Knowing that the server process is stopping, so runs in flight can end cleanly.
+"""Internal: knowing that the server process is stopping, so runs in flight can end cleanly.
 
 ASGI tells an application nothing when its server starts a graceful shutdown: uvicorn (and
 gunicorn's uvicorn workers) stop accepting connections, then wait for open responses to end.
@@ -6,7 +6,9 @@ An SSE stream in the middle of a long run would keep the process alive until it 
 and the client would see its stream cut. The server learns it must stop from SIGTERM or
 SIGINT, so :meth:`ServerShutdown.watch_signals` puts a handler in front of the one the server
 installed: it marks the shutdown, wakes every run waiting on :meth:`ServerShutdown.watching`,
-then calls the server's own handler as before.
+then calls the server's own handler as before. The endpoint chains it once per process, when
+the first run starts in the main thread (:meth:`ServerShutdown.watch_signals_once`): the server
+has installed its handlers by then.
 
 Only the main thread can handle signals; elsewhere (a server run in a thread, as in tests)
 nothing is installed and :meth:`ServerShutdown.begin` can be called directly.
@@ -21,8 +23,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
-
-__all__ = ["ServerShutdown", "server_shutdown"]
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -44,6 +44,7 @@ class ServerShutdown:
 
     def __init__(self) -> None:
         self._began = False
+        self._watched = False
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
 
     @property
@@ -61,7 +62,7 @@ class ServerShutdown:
     def watch_signals(self) -> None:
         """Chain a handler in front of the current SIGTERM and SIGINT handlers.
 
-        Called when a run starts, so it sees the handlers the server installed while serving.
+        Called once the server serves, so it sees the handlers the server installed.
         Handlers already chained are left alone; a new server (new handlers) starts afresh.
         Default and ignored dispositions are not chained: there is no server to wait for.
         """
@@ -73,6 +74,13 @@ class ServerShutdown:
                 continue
             signal.signal(signum, _ChainedHandler(self, current))
             self._began = False
+
+    def watch_signals_once(self) -> None:
+        """:meth:`watch_signals` the first time it is called in the main thread; then nothing."""
+        if self._watched or threading.current_thread() is not threading.main_thread():
+            return
+        self._watched = True
+        self.watch_signals()
 
     @contextmanager
     def watching(self) -> Iterator[asyncio.Event]:

@@ -1,4 +1,4 @@
-"""The AG-UI capabilities document of an SDK agent (served at ``GET <path>/capabilities``)."""
+"""Internal: the AG-UI capabilities document of an SDK agent (``GET <path>/capabilities``)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,10 @@ from ag_ui.core import (
 )
 from agents import Agent, FunctionTool
 
+from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.resume import handoff_targets
-from ag_ui_openai_agents.outbound.hosted import HOSTED_CALL_TYPES
+from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.subagents import streams_as_subagent
-
-__all__ = ["agent_capabilities"]
 
 
 def _reachable(agent: Agent[Any]) -> Iterator[Agent[Any]]:
@@ -58,7 +57,7 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
     found: dict[str, SubagentInfo] = {}
     for owner in _reachable(agent):
         for tool in owner.tools:
-            inner = getattr(tool, "_agent_instance", None)
+            inner = _sdk.tool_agent(tool)
             if inner is None or not streams_as_subagent(tool) or inner.name in found:
                 continue
             description = inner.handoff_description or getattr(tool, "description", "") or None
