@@ -25,11 +25,3 @@ def test_a_stable_path_offers_the_same_objects(stable: str, home: str) -> None:
         assert getattr(public, name) is getattr(real, name), name
     if stable != "ag_ui_openai_agents.inbound":
         assert sorted(names) == sorted(real.__all__), "every public name of the home module"
-
-
-def test_the_package_root_names_come_from_the_subpackages() -> None:
-    package = importlib.import_module("ag_ui_openai_agents")
-    engine = importlib.import_module("ag_ui_openai_agents.outbound.engine")
-    endpoint = importlib.import_module("ag_ui_openai_agents.server.endpoint")
-    assert package.OpenAIToAGUITranslator is engine.OpenAIToAGUITranslator
-    assert package.add_openai_agents_fastapi_endpoint is endpoint.add_openai_agents_fastapi_endpoint

@@ -144,13 +144,6 @@ def test_fast_path_does_not_call_pydantic(monkeypatch: pytest.MonkeyPatch) -> No
         )
 
 
-def test_drop_in() -> None:
-    encoder = FastEventEncoder(accept="text/event-stream")
-    assert isinstance(encoder, EventEncoder)
-    assert encoder.get_content_type() == EventEncoder().get_content_type() == "text/event-stream"
-    assert FastEventEncoder().get_content_type() == "text/event-stream"
-
-
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)
 @SETTINGS

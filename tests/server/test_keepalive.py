@@ -108,18 +108,6 @@ async def _all(items: AsyncIterator[Any]) -> list[Any]:
     return [item async for item in items]
 
 
-async def test_none_turns_keepalive_off() -> None:
-    gate = Gate()
-    items = paced(gate.source(), keepalive_seconds=None)
-    pending = asyncio.ensure_future(anext(items))
-
-    await asyncio.sleep(0.05)
-    assert not pending.done()
-    gate.open("only")
-    assert await asyncio.wait_for(pending, GUARD_SECONDS) == "only"
-    await items.aclose()
-
-
 async def test_the_source_runs_in_one_task_that_keeps_its_context() -> None:
     gate = Gate()
     context = contextvars.copy_context()
