@@ -99,6 +99,22 @@ def node_modules_current(folder: Path = E2E_DIR) -> bool:
 _install_lock = threading.Lock()
 
 
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s install lock: the package and examples suites may run at once."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: one suite at a time there
+        yield
+        return
+    with (folder / ".npm-install.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_node_modules(folder: Path = E2E_DIR) -> None:
     """Install ``folder``'s pinned packages (by default the clients in e2e/) into its
     node_modules unless they are already there.
@@ -111,7 +127,7 @@ def ensure_node_modules(folder: Path = E2E_DIR) -> None:
             f"real-client e2e checks need Node >= {MIN_NODE_MAJOR} and npm on PATH "
             "(install Node to run them)"
         )
-    with _install_lock:
+    with _install_lock, _folder_lock(folder):
         if node_modules_current(folder):
             return
         npm = shutil.which("npm")
@@ -166,7 +182,8 @@ class _BatchClient:
             except BrokenPipeError:
                 return ""
             answer: list[str] = []
-            reader = threading.Thread(target=lambda: answer.append(proc.stdout.readline()))
+            stdout = proc.stdout
+            reader = threading.Thread(target=lambda: answer.append(stdout.readline()))
             reader.start()
             reader.join(timeout)
             if reader.is_alive():
