@@ -310,12 +310,11 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
 def test(quick: bool) -> int:
     """Run the suites, print one summary line, and return the exit status.
 
-    Two lanes run side by side (two cores are enough): the package suite then the oldest
-    SDK's fast tier, and the examples suite then the oldest Python's fast tier.
+    Three lanes run side by side (the Node, browser and server-process tests wait a lot, so
+    two cores keep busy): the package suite, the examples suite, and the fast tier on the
+    oldest SDK then on the oldest Python.
     """
     tool = uv()
-    # npm packages and Chromium are installed by the tests that need them; the examples
-    # project and the package project have separate environments, so they can sync at once.
     ci_profile = os.environ.get("CI", "").lower() in ("1", "true", "yes")
     suites: list[Suite] = []
     with tempfile.TemporaryDirectory(prefix="dev-test-") as folder:
@@ -332,8 +331,12 @@ def test(quick: bool) -> int:
         ]
         if not quick:
             sdk, oldest = suite("sdk-0.23.1"), suite(f"python-{OLDEST_PYTHON}")
-            lanes[0].append((sdk, lambda: compat_suite(tool, "3.11", OLDEST_SDK, sdk)))
-            lanes[1].append((oldest, lambda: oldest_python_suite(tool, oldest)))
+            lanes.append(
+                [
+                    (sdk, lambda: compat_suite(tool, "3.11", OLDEST_SDK, sdk)),
+                    (oldest, lambda: oldest_python_suite(tool, oldest)),
+                ]
+            )
         try:
             run_lanes(lanes)
         finally:

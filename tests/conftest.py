@@ -1,10 +1,10 @@
 """Suite-wide fixtures, the two test tiers and the Hypothesis profiles.
 
 Tiers: a test is ``slow`` when it runs a real AG-UI client under Node, CopilotKit's runtime,
-separate server processes, the wheel build or the benchmarks; every other test is the fast
-tier (unit and in-process tests). The fast tier runs on every CI cell (``pytest -m "not
-slow"``); the slow tier runs once, on the newest SDK. The tier is given here, by file, by
-fixture and by what the test calls, not test by test.
+separate server processes, the wheel build or the benchmarks, or is a long load or search
+test; every other test is the fast tier (unit and in-process tests). The fast tier runs on
+every CI cell (``pytest -m "not slow"``); the slow tier runs once, on the newest SDK. The
+tier is given here, by file, by fixture and by what the test calls, not test by test.
 
 Hypothesis: the ``dev`` profile draws Hypothesis's default number of examples; the ``ci``
 profile (``HYPOTHESIS_PROFILE=ci``, which ``dev.py test`` sets under CI and for the older
@@ -47,6 +47,15 @@ SLOW_FILES = {
 }
 """Files whose every test is slow, relative to ``tests/``."""
 
+SLOW_TESTS = {
+    # In-process, but long: load, every stream position, a search over thousands of requests.
+    "test_reliability_isolation.py::test_two_hundred_concurrent_runs_share_nothing",
+    "test_reliability_faults.py::test_the_client_dropping_the_http_stream_at_every_event",
+    "outbound/test_engine.py::test_one_hundred_concurrent_runs_on_one_translator_do_not_mix",
+    "approvals/test_approval_signed_fuzz.py::test_the_requests_drawn_reach_every_outcome",
+}
+"""Tests (``file::name`` relative to ``tests/``, any parameters) that are slow on their own."""
+
 SLOW_FIXTURES = {"slow_server", "stoppable", "two_servers"}
 """Fixtures that start server processes."""
 
@@ -57,7 +66,8 @@ SLOW_CALLS = {"run_client", "serve_copilot_runtime", "server_processes"}
 def is_slow(item: pytest.Item) -> bool:
     """True for a test of the slow tier."""
     path = Path(str(item.path)).resolve()
-    if path.is_relative_to(TESTS) and path.relative_to(TESTS).as_posix() in SLOW_FILES:
+    where = path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else ""
+    if where in SLOW_FILES or f"{where}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
         return True
     if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
         return True

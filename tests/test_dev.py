@@ -179,7 +179,7 @@ def _externally_managed(python: Path) -> bool:
 def _copy_project(into: Path) -> Path:
     """The project's files as a fresh clone has them: no environments, no node_modules."""
     ignored = shutil.ignore_patterns(
-        ".git", ".venv", ".venvs", "node_modules", "__pycache__", ".*_cache", "dist", "*.lock"
+        ".git", ".venv", ".venvs", "node_modules", "__pycache__", ".*_cache", ".hypothesis", "dist"
     )
     shutil.copytree(ROOT, into, ignore=ignored)
     return into
