@@ -36,6 +36,7 @@ from ag_ui_openai_agents.server.encoder import (
     field_plans,
 )
 from ag_ui_openai_agents.server.model_json import plain_model
+from support.budget import examples
 from support.encoding import outcome
 from support.event_strategies import constructed_of, events_of, texts
 
@@ -43,7 +44,9 @@ FIELDS_FILE = Path(__file__).parents[1] / "support" / "ag_ui_event_fields.json"
 STANDARD = EventEncoder()
 FAST = FastEventEncoder()
 CLASSES = event_classes()
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def assert_identical(event: BaseEvent) -> None:
