@@ -4,12 +4,15 @@
     python3 dev.py serve [--host HOST] [--port PORT]
         the example server (offline demo model when OPENAI_API_KEY is unset)
     python3 dev.py test [--quick]
-        every test: package, examples, real AG-UI clients, older SDK / Python
+        every test: the package and examples suites (real AG-UI clients, CopilotKit's
+        runtime, the browser page, server processes included) on the newest SDK, then the
+        fast tier (pytest -m "not slow") on the oldest SDK and the oldest Python
         (--quick: package and examples only)
 
-uv is installed through pip when it is missing; everything else comes from the projects'
-own pyproject.toml and package.json files. Stopping this script (Ctrl-C, SIGTERM) stops every
-process it started.
+When uv is not on PATH it is installed into a virtual environment of this script's own,
+.venvs/tools, so nothing is installed into the system Python (which may refuse it, PEP 668);
+everything else comes from the projects' own pyproject.toml and package.json files. Stopping
+this script (Ctrl-C, SIGTERM) stops every process it started.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import tempfile
+import threading
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -33,6 +37,9 @@ EXAMPLES = ROOT / "examples"
 OLDEST_SDK = "openai-agents==0.23.1"
 OLDEST_PYTHON = "3.10"
 STOP_GRACE_SECONDS = 5.0
+TOOLS_VENV = ROOT / ".venvs" / "tools"
+BINDIR = "Scripts" if os.name == "nt" else "bin"
+NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
 
 
 class Stopped(Exception):
@@ -46,28 +53,32 @@ class Stopped(Exception):
 _children: list[subprocess.Popen[bytes]] = []
 
 
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    """Stop a running child with its whole process group (uv run and what it started)."""
+    if child.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            os.killpg(child.pid, signal.SIGTERM)
+        else:
+            child.terminate()
+    except ProcessLookupError:
+        return
+    try:
+        child.wait(timeout=STOP_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        if os.name == "posix":
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+        else:
+            child.kill()
+        child.wait()
+
+
 def _stop_children() -> None:
-    """Stop every running child with its whole process group (uv run and what it started)."""
+    """Stop every child still running."""
     for child in list(_children):
-        if child.poll() is not None:
-            continue
-        try:
-            if os.name == "posix":
-                os.killpg(child.pid, signal.SIGTERM)
-            else:
-                child.terminate()
-        except ProcessLookupError:
-            continue
-    for child in list(_children):
-        try:
-            child.wait(timeout=STOP_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
-            if os.name == "posix":
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(child.pid, signal.SIGKILL)
-            else:
-                child.kill()
-            child.wait()
+        _stop(child)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -80,37 +91,51 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGTERM, _on_signal)
 
 
-def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> None:
-    """Run a command in its own process group; raise CalledProcessError when it fails."""
+def run(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, log: Path | None = None
+) -> None:
+    """Run a command in its own process group (its output into ``log`` when given); raise
+    CalledProcessError when it fails."""
     print(f"$ {' '.join(args)}  (in {cwd.relative_to(ROOT.parent)})", flush=True)
-    child = subprocess.Popen(args, cwd=cwd, env=env, start_new_session=os.name == "posix")
-    _children.append(child)
-    try:
-        code = child.wait()
-    finally:
-        _stop_children()
-        _children.remove(child)
+    with open(log, "ab") if log else contextlib.nullcontext() as out:
+        child = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT if out else None,
+            start_new_session=os.name == "posix",
+        )
+        _children.append(child)
+        try:
+            code = child.wait()
+        finally:
+            _stop(child)
+            _children.remove(child)
     if code != 0:
         raise subprocess.CalledProcessError(code, args)
 
 
 def uv() -> str:
-    """The uv executable, installed with pip when absent."""
+    """The uv on PATH, else the one in .venvs/tools (installed there by that venv's pip)."""
     found = shutil.which("uv")
     if found:
         return found
-    print("uv not found: installing it with pip", flush=True)
-    run(sys.executable, "-m", "pip", "install", "--quiet", "uv")
-    found = shutil.which("uv")
-    if found:
-        return found
-    # Not on PATH: next to this interpreter, or in the user scripts folder (pip --user).
-    user_scripts = Path(sysconfig.get_path("scripts", f"{os.name}_user"))
-    for folder in (Path(sys.executable).parent, user_scripts):
-        for name in ("uv", "uv.exe"):
-            if (folder / name).exists():
-                return str(folder / name)
-    raise SystemExit("uv was installed with pip but cannot be found; add its folder to PATH")
+    tool = TOOLS_VENV / BINDIR / ("uv.exe" if os.name == "nt" else "uv")
+    if tool.exists():
+        return str(tool)
+    print(f"uv not found: installing it into {TOOLS_VENV.relative_to(ROOT)}", flush=True)
+    try:
+        run(sys.executable, "-m", "venv", str(TOOLS_VENV))
+        run(str(TOOLS_VENV / BINDIR / "python"), "-m", "pip", "install", "--quiet", "uv")
+    except subprocess.CalledProcessError:
+        shutil.rmtree(TOOLS_VENV, ignore_errors=True)
+        raise SystemExit(
+            f"could not make {TOOLS_VENV} with {sys.executable} -m venv and install uv in it; "
+            "on Debian or Ubuntu, install python3-venv (apt-get install python3-venv), "
+            "or install uv (https://docs.astral.sh/uv/) and put it on PATH"
+        ) from None
+    return str(tool)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -128,7 +153,8 @@ def serve(host: str | None, port: int | None) -> None:
     extra = {"HOST": host} if host else {}
     if port is not None:
         extra["PORT"] = str(port)
-    run(tool, "sync", cwd=EXAMPLES, env=clean_env())
+    # Only what serving needs: no dev group; --inexact keeps what `test` installed.
+    run(tool, "sync", "--no-default-groups", "--inexact", cwd=EXAMPLES, env=clean_env())
     run(tool, "run", "--no-sync", "python", "server.py", cwd=EXAMPLES, env=clean_env(**extra))
 
 
@@ -147,13 +173,20 @@ class Suite:
     broken: bool = False
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def log(self) -> Path:
+        """Where the suite's commands write their output."""
+        return self.reports / f"{self.name}.log"
+
     def pytest(self, *command: str, cwd: Path, env: dict[str, str]) -> None:
         """Run one pytest command (its arguments after ``pytest``) and add up its counts."""
         report = self.reports / f"{self.name}-{len(list(self.reports.iterdir()))}.xml"
         try:
-            run(*command, f"--junitxml={report}", cwd=cwd, env=env)
-        except subprocess.CalledProcessError:
+            run(*command, f"--junitxml={report}", cwd=cwd, env=env, log=self.log)
+        except subprocess.CalledProcessError as failed:
             self.broken = True
+            if failed.returncode == NO_TESTS_RAN:
+                self.notes.append("no tests ran")
         finally:
             self._count(report)
 
@@ -173,37 +206,46 @@ class Suite:
         if self.notes and self.notes[0].startswith("SKIPPED"):
             return f"{self.name} {self.notes[0].lower()}"
         text = f"{self.name} {self.passed} passed, {self.failed} failed, {self.skipped} skipped"
-        if self.broken and not self.failed:
+        if "no tests ran" in self.notes:
+            text += " (no tests ran)"
+        elif self.broken and not self.failed:
             text += " (did not complete)"
         return text
 
 
-def _sync_and_pytest(tool: str, suite: Suite, cwd: Path) -> None:
+def pytest_env(ci_profile: bool, **extra: str) -> dict[str, str]:
+    """A child's environment, with the Hypothesis profile its conftest loads."""
+    return clean_env(HYPOTHESIS_PROFILE="ci" if ci_profile else "dev", **extra)
+
+
+def project_suite(tool: str, suite: Suite, cwd: Path, ci_profile: bool) -> None:
+    """Every test of a project (both tiers) in its own uv environment, on the newest SDK."""
     try:
-        run(tool, "sync", cwd=cwd, env=clean_env())
+        run(tool, "sync", cwd=cwd, env=clean_env(), log=suite.log)
     except subprocess.CalledProcessError:
         suite.broken = True
         return
-    suite.pytest(tool, "run", "--no-sync", "pytest", cwd=cwd, env=clean_env())
+    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider")
+    suite.pytest(*command, cwd=cwd, env=pytest_env(ci_profile))
 
 
 def compat_suite(tool: str, python: str, sdk: str | None, suite: Suite) -> None:
-    """Run the package suite in a separate venv (another Python, or the oldest supported SDK)."""
+    """The package's fast tier in a separate venv (another Python, or the oldest SDK)."""
     venv = ROOT / ".venvs" / suite.name
     env = clean_env(VIRTUAL_ENV=str(venv))
     quiet_pip = (tool, "pip", "install", "--quiet", "-p", str(venv))
     try:
         run(tool, "venv", "--quiet", "--allow-existing", "--no-python-downloads", "-p", python,
-            str(venv))  # fmt: skip
-        run(*quiet_pip, "-e", ".", "--group", "dev", env=env)
+            str(venv), log=suite.log)  # fmt: skip
+        run(*quiet_pip, "-e", ".", "--group", "dev", env=env, log=suite.log)
         if sdk:
-            run(*quiet_pip, sdk, env=env)
+            run(*quiet_pip, sdk, env=env, log=suite.log)
     except subprocess.CalledProcessError:
         suite.broken = True
         return
-    bindir = "Scripts" if os.name == "nt" else "bin"
-    python_in_venv = str(venv / bindir / "python")
-    suite.pytest(python_in_venv, "-m", "pytest", "-p", "no:cacheprovider", cwd=ROOT, env=env)
+    python_in_venv = str(venv / BINDIR / "python")
+    command = (python_in_venv, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not slow")
+    suite.pytest(*command, cwd=ROOT, env=pytest_env(True, VIRTUAL_ENV=str(venv)))
 
 
 def find_python(tool: str, version: str) -> str | None:
@@ -224,9 +266,56 @@ def find_python(tool: str, version: str) -> str | None:
     return str(candidates[-1]) if candidates else None
 
 
+def oldest_python_suite(tool: str, suite: Suite) -> None:
+    """The fast tier on the oldest supported Python, when one is installed."""
+    python = find_python(tool, OLDEST_PYTHON)
+    if python is None:
+        suite.notes.append(f"SKIPPED: no Python {OLDEST_PYTHON} interpreter")
+        return
+    compat_suite(tool, python, None, suite)
+
+
+Step = Callable[[], None]
+
+
+def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
+    """Run the lanes side by side, the suites of each lane one after the other; print each
+    suite's output when it ends."""
+    printing = threading.Lock()
+
+    def play(lane: list[tuple[Suite, Step]]) -> None:
+        for suite, step in lane:
+            with printing:
+                print(f"--- {suite.name}: started", flush=True)
+            try:
+                step()
+            except BaseException:
+                suite.broken = True
+                raise
+            finally:
+                with printing:
+                    print(f"--- {suite.name}: output", flush=True)
+                    if suite.log.exists():
+                        sys.stdout.write(suite.log.read_text(errors="replace"))
+                    print(f"--- {suite.name}: {suite.summary()}", flush=True)
+
+    threads = [threading.Thread(target=play, args=(lane,), daemon=True) for lane in lanes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(timeout=0.5)  # wakes up for SIGINT / SIGTERM
+
+
 def test(quick: bool) -> int:
-    """Run the suites in order, print one summary line, and return the exit status."""
+    """Run the suites, print one summary line, and return the exit status.
+
+    Three lanes run side by side (the Node, browser and server-process tests wait a lot, so
+    two cores keep busy): the package suite, the examples suite, and the fast tier on the
+    oldest SDK then on the oldest Python.
+    """
     tool = uv()
+    ci_profile = os.environ.get("CI", "").lower() in ("1", "true", "yes")
     suites: list[Suite] = []
     with tempfile.TemporaryDirectory(prefix="dev-test-") as folder:
         reports = Path(folder)
@@ -235,17 +324,21 @@ def test(quick: bool) -> int:
             suites.append(Suite(name, reports))
             return suites[-1]
 
+        package, examples = suite("package"), suite("examples")
+        lanes: list[list[tuple[Suite, Step]]] = [
+            [(package, lambda: project_suite(tool, package, ROOT, ci_profile))],
+            [(examples, lambda: project_suite(tool, examples, EXAMPLES, ci_profile))],
+        ]
+        if not quick:
+            sdk, oldest = suite("sdk-0.23.1"), suite(f"python-{OLDEST_PYTHON}")
+            lanes.append(
+                [
+                    (sdk, lambda: compat_suite(tool, "3.11", OLDEST_SDK, sdk)),
+                    (oldest, lambda: oldest_python_suite(tool, oldest)),
+                ]
+            )
         try:
-            _sync_and_pytest(tool, suite("package"), ROOT)
-            _sync_and_pytest(tool, suite("examples"), EXAMPLES)
-            if not quick:
-                compat_suite(tool, "3.11", OLDEST_SDK, suite("sdk-0.23.1"))
-                oldest = suite(f"python-{OLDEST_PYTHON}")
-                python = find_python(tool, OLDEST_PYTHON)
-                if python is not None:
-                    compat_suite(tool, python, None, oldest)
-                else:
-                    oldest.notes.append(f"SKIPPED: no Python {OLDEST_PYTHON} interpreter")
+            run_lanes(lanes)
         finally:
             print("SUMMARY: " + " | ".join(s.summary() for s in suites), flush=True)
     return 1 if any(s.broken or s.failed for s in suites) else 0
@@ -275,6 +368,7 @@ def main(argv: list[str]) -> int:
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     except Stopped as stop:
+        _stop_children()
         print(f"dev.py: stopped by {stop}", file=sys.stderr, flush=True)
         return 128 + stop.signum
 

@@ -5,6 +5,12 @@
  * one JSON document describing what the client saw.
  *
  *   node e2e/run-client.mjs --client v1|v0 --scenario <file.json | ->
+ *   node e2e/run-client.mjs --batch
+ *
+ * With `--batch`, one process plays any number of scenarios, one after the
+ * other: each stdin line is a request `{"client": "v1"|"v0", "scenario": {...}}`
+ * and each gets one stdout line `{"status": 0|1|2, "document": {...}}`, the
+ * status being the exit code a single run would have had. It ends with stdin.
  *
  * Every turn starts from what the client ended the previous turn with
  * (`agent.messages`, `agent.state`, `agent.pendingInterrupts`), adds the new
@@ -23,6 +29,7 @@
  */
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
 const CLIENT_MODULES = { v1: "@ag-ui/client", v0: "ag-ui-client-v0" };
@@ -66,26 +73,41 @@ function describeValue(value) {
   }
 }
 
-/** Reads `--client` and `--scenario` from the command line. */
+/** Reads `--batch`, or `--client` and `--scenario`, from the command line. */
 function readCommandLine(argv) {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: { client: { type: "string" }, scenario: { type: "string" } },
+      options: {
+        client: { type: "string" },
+        scenario: { type: "string" },
+        batch: { type: "boolean" },
+      },
       strict: true,
     });
   } catch (err) {
     throw new UsageError(err.message);
   }
-  const { client, scenario } = parsed.values;
-  if (!(client in CLIENT_MODULES)) {
-    throw new UsageError(`--client must be one of ${Object.keys(CLIENT_MODULES).join(", ")}`);
+  const { client, scenario, batch } = parsed.values;
+  if (batch) {
+    if (client !== undefined || scenario !== undefined) {
+      throw new UsageError("--batch reads the client and scenario of each run from stdin");
+    }
+    return { batch: true };
   }
+  checkClient(client);
   if (!scenario) {
     throw new UsageError("--scenario <file.json | -> is required");
   }
-  return { client, scenarioPath: scenario };
+  return { batch: false, client, scenarioPath: scenario };
+}
+
+/** Checks that `client` names one of the client packages. */
+function checkClient(client) {
+  if (!(client in CLIENT_MODULES)) {
+    throw new UsageError(`--client must be one of ${Object.keys(CLIENT_MODULES).join(", ")}`);
+  }
 }
 
 /** Loads the scenario JSON from a file, or from stdin for "-". */
@@ -96,14 +118,18 @@ function loadScenario(path) {
   } catch (err) {
     throw new UsageError(`cannot read scenario ${path}: ${err.message}`);
   }
-  let scenario;
-  try {
-    scenario = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`scenario is not valid JSON: ${err.message}`);
-  }
+  const scenario = parseJson(text, "scenario");
   checkScenario(scenario);
   return scenario;
+}
+
+/** Parses JSON text, naming `what` when it is not valid. */
+function parseJson(text, what) {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${what} is not valid JSON: ${err.message}`);
+  }
 }
 
 /** Checks the scenario's shape so that mistakes are reported before any request. */
@@ -406,30 +432,60 @@ async function playScenario(client, scenario) {
   return { ok: failedAt === null, client, turns };
 }
 
-/** Writes the result document to stdout and resolves once it is flushed. */
+/** Writes one JSON line to stdout and resolves once it is flushed. */
 function emit(document) {
   return new Promise((resolve) => {
     process.stdout.write(`${JSON.stringify(document)}\n`, () => resolve());
   });
 }
 
+/** Plays one request of a batch: its status (as an exit code) and result document. */
+async function playRequest(line) {
+  try {
+    const request = parseJson(line, "request");
+    if (!isObject(request)) throw new UsageError("a request must be a JSON object");
+    checkClient(request.client);
+    checkScenario(request.scenario);
+    const document = await playScenario(request.client, request.scenario);
+    return { status: document.ok ? 0 : 1, document };
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return { status: 2, document: { ok: false, error: err.message, turns: [] } };
+  }
+}
+
+/** Plays the requests read from stdin one at a time, answering each with one line. */
+async function playBatch() {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === "") continue;
+    await emit(await playRequest(line));
+  }
+  return 0;
+}
+
 async function main() {
   routeConsole();
-  let client;
+  let commandLine;
   let scenario;
   try {
-    const commandLine = readCommandLine(process.argv.slice(2));
-    client = commandLine.client;
+    commandLine = readCommandLine(process.argv.slice(2));
+    if (commandLine.batch) return await playBatch();
     scenario = loadScenario(commandLine.scenarioPath);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     await emit({ ok: false, error: err.message, turns: [] });
     return 2;
   }
-  const document = await playScenario(client, scenario);
+  const document = await playScenario(commandLine.client, scenario);
   await emit(document);
   return document.ok ? 0 : 1;
 }
+
+// An aborted run of one scenario can reject later, while another plays: log it and go on.
+process.on("unhandledRejection", (reason) => {
+  console.error("unhandled rejection:", reason);
+});
 
 // Exit explicitly: an aborted or failed run can leave sockets or timers behind.
 main().then(

@@ -55,6 +55,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support import invariants
+from support.budget import examples
 from support.invariants import StreamViolation, check_stream, parse_sse
 
 THREAD, RUN = "thread-1", "run-1"
@@ -673,7 +674,7 @@ def interleaved_runs(draw: st.DrawFn) -> tuple[list[BaseEvent], MessagesSnapshot
     return _interleave(windows, picks), snapshot(*messages)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(interleaved_runs(), st.integers(min_value=0))
 def test_generated_runs_pass_and_fail_without_an_end(
     generated: tuple[list[BaseEvent], MessagesSnapshotEvent], seed: int

@@ -285,9 +285,8 @@ async def test_a_lifecycle_factory_raising(option: str) -> None:
     ended_with_error(case, RuntimeError)
     assert str(case.error) == f"{option} broke"
     early = option in ("start_custom_event", "initial_state")
-    # Before RUN_STARTED, to_agui takes the run's first event (to be its registered consumer),
-    # so an early factory fails with that one event taken and none translated.
-    assert case.position == (1 if early else len(clean.kinds))
+    # An early factory fails before to_agui reads any SDK event; a late one after all of them.
+    assert case.position == (0 if early else len(clean.kinds))
     covered("factory raises", case.position)
 
 

@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 from ag_ui_openai_agents import resume_tool_calls
 from ag_ui_openai_agents.approvals.resume import ApprovalSigner
 from ag_ui_openai_agents.approvals.signing import ApprovalSubject, canonical_arguments
+from support.budget import examples
 from support.signed_approvals import SECRET, make_instance, make_request
 
 set_tracing_disabled(True)
@@ -262,7 +263,7 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
         package.setLevel(level)
 
 
-@settings(FUZZ, max_examples=400)
+@settings(FUZZ, max_examples=examples(200))
 @given(run_input=requests())
 def test_resume_never_runs_without_a_valid_signature(
     loop: asyncio.AbstractEventLoop, run_input: RunAgentInput
@@ -273,7 +274,7 @@ def test_resume_never_runs_without_a_valid_signature(
     check_runs(run_input, ran)
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(run_input=requests())
 def test_wrapper_never_runs_without_a_valid_signature(
     loop: asyncio.AbstractEventLoop, run_input: RunAgentInput

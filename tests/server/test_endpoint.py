@@ -7,7 +7,6 @@ import asyncio
 import json
 import logging
 import os
-import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -510,23 +509,18 @@ async def test_a_client_disconnect_stops_the_sdk_run(monkeypatch: pytest.MonkeyP
                     seen.append(json.loads(line[5:])["type"])
                 if "TOOL_CALL_START" in seen:
                     break
-        disconnected_at = time.monotonic()
         calls_at_disconnect = model.call_count
         (result, server_loop) = started[0]
-
+        # Wait for the run's tasks to end: once none is left, nothing can call the model or
+        # the tool again. Had the run gone on instead, it would tick before it ended.
         remaining = await _live_run_tasks_on(server_loop)
-        while remaining and time.monotonic() - disconnected_at < 5:
+        guard = asyncio.get_running_loop().time() + 30  # bounds a broken test only
+        while remaining and asyncio.get_running_loop().time() < guard:
             await asyncio.sleep(0.05)
             remaining = await _live_run_tasks_on(server_loop)
-        stopped_after = time.monotonic() - disconnected_at
-        # Long enough for two more turns had the run gone on.
-        await asyncio.sleep(1.6)
-        still_remaining = await _live_run_tasks_on(server_loop)
 
     assert seen[:2] == ["RUN_STARTED", "STEP_STARTED"]
     assert remaining == [], remaining
-    assert stopped_after < 1.5
-    assert still_remaining == []
     assert calls_at_disconnect == 1
     assert model.call_count == calls_at_disconnect
     assert ticks == []

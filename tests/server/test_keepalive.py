@@ -108,18 +108,6 @@ async def _all(items: AsyncIterator[Any]) -> list[Any]:
     return [item async for item in items]
 
 
-async def test_none_turns_keepalive_off() -> None:
-    gate = Gate()
-    items = paced(gate.source(), keepalive_seconds=None)
-    pending = asyncio.ensure_future(anext(items))
-
-    await asyncio.sleep(0.05)
-    assert not pending.done()
-    gate.open("only")
-    assert await asyncio.wait_for(pending, GUARD_SECONDS) == "only"
-    await items.aclose()
-
-
 async def test_the_source_runs_in_one_task_that_keeps_its_context() -> None:
     gate = Gate()
     context = contextvars.copy_context()
@@ -238,19 +226,30 @@ def types_and_keepalives(found: list[str]) -> list[str]:
 
 @pytest.fixture
 def slow_server(tmp_path: Path) -> Iterator[Server]:
-    """A uvicorn process whose tool takes 1.5 s, with keepalive every 0.2 s."""
-    extra = {"PRODUCTION_APP_KEEPALIVE": "0.2", "PRODUCTION_APP_TOOL_SECONDS": "1.5"}
+    """A uvicorn process whose tool waits for ``POST /release``, with keepalive every 0.05 s."""
+    extra = {"PRODUCTION_APP_KEEPALIVE": "0.05", "PRODUCTION_APP_TOOL_RELEASE": "1"}
     envs = {"slow": server_env("PRODUCTION_APP_NAME", "slow", extra)}
     with server_processes("support.production_app:app", ("slow",), envs, tmp_path) as servers:
         yield servers[0]
 
 
 def test_a_real_server_writes_keepalives_only_while_the_tool_is_silent(slow_server: Server) -> None:
-    with httpx.Client(base_url=slow_server.url, timeout=30) as client:
-        response = client.post("/agent", json=BODY)
+    raw = ""
+    released = False
+    with (
+        httpx.Client(base_url=slow_server.url, timeout=GUARD_SECONDS) as client,
+        client.stream("POST", "/agent", json=BODY) as response,
+    ):
+        assert response.status_code == 200
+        for chunk in response.iter_text():
+            raw += chunk
+            after_tool = raw.partition('"TOOL_CALL_END"')[2]
+            # The tool returns once the client has read three keepalives while it worked.
+            if not released and after_tool.count(KEEPALIVE_COMMENT) >= 3:
+                assert client.post("/release").status_code == 200
+                released = True
 
-    assert response.status_code == 200
-    found = blocks(response.text)
+    found = blocks(raw)
     sequence = types_and_keepalives(found)
     tool_end = sequence.index("TOOL_CALL_END")
     tool_result = sequence.index("TOOL_CALL_RESULT")
@@ -258,17 +257,20 @@ def test_a_real_server_writes_keepalives_only_while_the_tool_is_silent(slow_serv
     assert set(sequence[tool_end + 1 : tool_result]) == {"keepalive"}
     assert sequence[0] == "RUN_STARTED"
     assert sequence[-1] == "RUN_FINISHED"
-    check_stream(parse_sse(response.text))
+    check_stream(parse_sse(raw))
 
 
 # --- the real TypeScript clients -------------------------------------------------------------
 
 
 class KeepaliveCounter:
-    """ASGI middleware counting the keepalive comments each response body carried."""
+    """ASGI middleware counting the keepalive comments each response body carried; it sets
+    ``enough`` once a body has carried ``wanted`` of them."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, enough: asyncio.Event, wanted: int) -> None:
         self.app = app
+        self.enough = enough
+        self.wanted = wanted
         self.counts: list[int] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -282,6 +284,8 @@ class KeepaliveCounter:
             if message["type"] == "http.response.body":
                 self.counts[index] += bytes(message.get("body", b"")).count(b": keepalive")
             await send(message)
+            if self.counts[index] >= self.wanted:
+                self.enough.set()
 
         await self.app(scope, receive, counting)
 
@@ -289,7 +293,11 @@ class KeepaliveCounter:
 @pytest.mark.parametrize("client", CLIENT_VERSIONS)
 def test_the_real_clients_ignore_keepalive_comments(client: Any) -> None:
     ensure_node_modules()
-    app = KeepaliveCounter(build_app(keepalive_seconds=0.1, tool_seconds=1.0))
+    # The tool returns once three keepalives went out while it worked.
+    enough = asyncio.Event()
+    app = KeepaliveCounter(
+        build_app(keepalive_seconds=0.05, tool_seconds=0, release=enough), enough, 3
+    )
 
     with serve_app(app) as base_url:
         result = run_client(

@@ -15,16 +15,19 @@ Typical use in a test::
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import pytest
 import uvicorn
@@ -96,6 +99,22 @@ def node_modules_current(folder: Path = E2E_DIR) -> bool:
 _install_lock = threading.Lock()
 
 
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s install lock: the package and examples suites may run at once."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: one suite at a time there
+        yield
+        return
+    with (folder / ".npm-install.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_node_modules(folder: Path = E2E_DIR) -> None:
     """Install ``folder``'s pinned packages (by default the clients in e2e/) into its
     node_modules unless they are already there.
@@ -108,7 +127,7 @@ def ensure_node_modules(folder: Path = E2E_DIR) -> None:
             f"real-client e2e checks need Node >= {MIN_NODE_MAJOR} and npm on PATH "
             "(install Node to run them)"
         )
-    with _install_lock:
+    with _install_lock, _folder_lock(folder):
         if node_modules_current(folder):
             return
         npm = shutil.which("npm")
@@ -127,6 +146,76 @@ def ensure_node_modules(folder: Path = E2E_DIR) -> None:
             pytest.fail(f"npm install in {folder} failed:\n{proc.stdout}\n{proc.stderr}")
 
 
+class _BatchClient:
+    """One ``run-client.mjs --batch`` process for the whole test session: each scenario is one
+    stdin line, its result one stdout line, so Node starts and loads the clients once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+        self._stderr: IO[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        node = shutil.which("node")
+        if node is None:
+            raise E2EHarnessError("node is not on PATH")
+        # Kept open while the process lives: its log, read when a result is missing.
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self._proc = subprocess.Popen(
+            [node, str(RUN_CLIENT), "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            encoding="utf-8",
+        )
+        return self._proc
+
+    def play(self, version: ClientVersion, scenario: dict[str, Any], timeout: float) -> str:
+        """Send one request; return its answer line (empty when the process ended)."""
+        with self._lock:
+            proc = self._proc if self._proc and self._proc.poll() is None else self._start()
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(json.dumps({"client": version, "scenario": scenario}) + "\n")
+                proc.stdin.flush()
+            except BrokenPipeError:
+                return ""
+            answer: list[str] = []
+            stdout = proc.stdout
+            reader = threading.Thread(target=lambda: answer.append(stdout.readline()))
+            reader.start()
+            reader.join(timeout)
+            if reader.is_alive():
+                self.close()
+                raise E2EHarnessError(f"run-client.mjs did not finish within {timeout} s")
+            return answer[0]
+
+    def stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        return self._stderr.read()[-4000:]
+
+    def close(self) -> None:
+        """Stop the process (it exits at the end of its stdin)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+_batch = _BatchClient()
+atexit.register(_batch.close)
+
+
 def run_client(
     version: ClientVersion, scenario: dict[str, Any], *, timeout: float = 300.0
 ) -> dict[str, Any]:
@@ -134,41 +223,23 @@ def run_client(
 
     The document's ``ok`` is False when any turn was rejected; that is a result, not an
     error. :class:`E2EHarnessError` is raised only when the script produced no document
-    (bad scenario, crash, missing node_modules).
+    (bad scenario, crash, missing node_modules). Every call goes to the same Node process.
     """
-    node = shutil.which("node")
-    if node is None:
-        raise E2EHarnessError("node is not on PATH")
+    line = _batch.play(version, scenario, timeout)
     try:
-        proc = subprocess.run(
-            [node, str(RUN_CLIENT), "--client", version, "--scenario", "-"],
-            input=json.dumps(scenario),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise E2EHarnessError(f"run-client.mjs did not finish within {timeout} s") from exc
-    return _parse_result(proc)
-
-
-def _parse_result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    """Read the result document and check it agrees with the exit code."""
-    try:
-        document = json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
+        answer = json.loads(line)
+        status, document = answer["status"], answer["document"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        _batch.close()
         raise E2EHarnessError(
-            f"run-client.mjs exited {proc.returncode} without a JSON result:\n"
-            f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-4000:]}"
+            f"run-client.mjs gave no JSON result: {line[-2000:]!r}\nstderr: {_batch.stderr_tail()}"
         ) from exc
     if not isinstance(document, dict):
-        raise E2EHarnessError(f"unexpected result document: {proc.stdout[-2000:]}")
-    if proc.returncode == 2:
+        raise E2EHarnessError(f"unexpected result document: {line[-2000:]}")
+    if status == 2:
         raise E2EHarnessError(f"run-client.mjs refused the scenario: {document.get('error')}")
-    if bool(document.get("ok")) != (proc.returncode == 0):
-        raise E2EHarnessError(
-            f"exit code {proc.returncode} disagrees with ok={document.get('ok')}:\n{proc.stderr}"
-        )
+    if bool(document.get("ok")) != (status == 0):
+        raise E2EHarnessError(f"status {status} disagrees with ok={document.get('ok')}")
     return document
 
 

@@ -5,6 +5,8 @@ on ``PYTHONPATH``), configured from the environment:
 
 * ``PRODUCTION_APP_KEEPALIVE`` — ``keepalive_seconds`` (``none`` turns keepalive off);
 * ``PRODUCTION_APP_TOOL_SECONDS`` — how long ``slow_lookup`` takes;
+* ``PRODUCTION_APP_TOOL_RELEASE`` — when set, ``slow_lookup`` waits instead for a
+  ``POST /release`` (a test releases it once it has seen what it waits for);
 * ``PRODUCTION_APP_MAX_BYTES`` — ``max_request_bytes``.
 
 The model decides from its input alone: no tool output yet → call ``slow_lookup``; otherwise
@@ -52,16 +54,21 @@ def decide(call: RecordedCall) -> Turn:
 
 
 def build_app(
-    *, keepalive_seconds: float | None, tool_seconds: float, max_request_bytes: int | None = None
+    *,
+    keepalive_seconds: float | None,
+    tool_seconds: float,
+    max_request_bytes: int | None = None,
+    release: asyncio.Event | None = None,
 ) -> FastAPI:
-    """A new app whose agent's ``slow_lookup`` tool takes ``tool_seconds``."""
+    """A new app whose agent's ``slow_lookup`` tool takes ``tool_seconds``, or, given
+    ``release``, waits for it to be set."""
 
     @function_tool
     async def slow_lookup(topic: str) -> str:
         """Look a topic up in a slow back office."""
         print("slow tool started", flush=True)
         try:
-            await asyncio.sleep(tool_seconds)
+            await (release.wait() if release else asyncio.sleep(tool_seconds))
         except asyncio.CancelledError:
             print("slow tool cancelled", flush=True)
             raise
@@ -78,6 +85,12 @@ def build_app(
     add_openai_agents_fastapi_endpoint(
         application, OpenAIAgentsAgent(agent, run_config=config), "/agent", **options
     )
+    if release is not None:
+
+        @application.post("/release")
+        async def release_the_tool() -> None:
+            release.set()
+
     return application
 
 
@@ -97,6 +110,7 @@ def _from_env() -> FastAPI:
         keepalive_seconds=None if keepalive == "none" else float(keepalive),
         tool_seconds=float(os.environ.get("PRODUCTION_APP_TOOL_SECONDS", "1")),
         max_request_bytes=int(max_bytes) if max_bytes else None,
+        release=asyncio.Event() if os.environ.get("PRODUCTION_APP_TOOL_RELEASE") else None,
     )
 
 
