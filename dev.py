@@ -218,10 +218,14 @@ def pytest_env(ci_profile: bool, **extra: str) -> dict[str, str]:
     return clean_env(HYPOTHESIS_PROFILE="ci" if ci_profile else "dev", **extra)
 
 
-def project_suite(tool: str, suite: Suite, cwd: Path, ci_profile: bool) -> None:
-    """Every test of a project (both tiers) in its own uv environment, on the newest SDK."""
+def project_suite(
+    tool: str, suite: Suite, cwd: Path, ci_profile: bool, groups: tuple[str, ...] = ()
+) -> None:
+    """Every test of a project (both tiers) in its own uv environment, on the newest SDK, with
+    the dependency ``groups`` beside the default ones."""
+    extra = [arg for group in groups for arg in ("--group", group)]
     try:
-        run(tool, "sync", cwd=cwd, env=clean_env(), log=suite.log)
+        run(tool, "sync", *extra, cwd=cwd, env=clean_env(), log=suite.log)
     except subprocess.CalledProcessError:
         suite.broken = True
         return
@@ -326,7 +330,7 @@ def test(quick: bool) -> int:
 
         package, examples = suite("package"), suite("examples")
         lanes: list[list[tuple[Suite, Step]]] = [
-            [(package, lambda: project_suite(tool, package, ROOT, ci_profile))],
+            [(package, lambda: project_suite(tool, package, ROOT, ci_profile, ("bench",)))],
             [(examples, lambda: project_suite(tool, examples, EXAMPLES, ci_profile))],
         ]
         if not quick:

@@ -39,7 +39,7 @@ TESTS = Path(__file__).resolve().parent
 SLOW_FILES = {
     "test_dev.py",  # dev.py in subprocesses, a virtual environment of its own
     "test_packaging.py",  # builds and installs the wheel
-    "test_benchmarks_smoke.py",  # every benchmark end to end
+    "test_benchmarks.py",  # every benchmark end to end, servers and load processes
     "test_e2e_replay.py",  # real clients and CopilotKit's runtime
     "test_subagents_e2e.py",
     "test_reliability_scaleout.py",  # several server processes
