@@ -21,24 +21,17 @@ from typing import Any, TypeAlias, cast
 from ag_ui.core import (
     ActivityMessage,
     AssistantMessage,
-    AudioPart,
-    BinaryInputContent,
-    ContentPart,
     Context,
     DeveloperMessage,
-    DocumentPart,
-    ImagePart,
     Message,
     ReasoningMessage,
     ResumeEntry,
     RunAgentInput,
     SystemMessage,
-    TextPart,
     Tool,
     ToolCall,
     ToolMessage,
     UserMessage,
-    VideoPart,
 )
 from agents import FunctionTool
 from agents.items import TResponseInputItem
@@ -50,16 +43,9 @@ from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
 from ag_ui_openai_agents.inbound.client_tools import create_client_tool
-from ag_ui_openai_agents.inbound.content import (
-    InputContent,
-    audio_input,
-    binary_input,
-    document_input,
-    filename_hint,
-    image_input,
-    text_input,
-)
+from ag_ui_openai_agents.inbound.content import InputContent
 from ag_ui_openai_agents.inbound.pairing import ReplayLinks, enforce_pairing
+from ag_ui_openai_agents.inbound.parts import ContentTranslation, discriminator
 from ag_ui_openai_agents.inbound.replay_items import (
     assistant_item,
     carried_items,
@@ -107,10 +93,8 @@ provider sent them and are not listed here.
 
 _TOOL_OUTPUT_CONTENT_TYPES = PRODUCED_WIRE_TYPES["tool_output_content_type"]
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
-_PART_ADAPTER: TypeAdapter[ContentPart] = TypeAdapter(ContentPart)
 
 MessageHandler: TypeAlias = Callable[[Any], list[TResponseInputItem]]
-PartHandler: TypeAlias = Callable[[Any], InputContent | None]
 ToolOutput: TypeAlias = str | list[InputContent]
 
 
@@ -147,13 +131,6 @@ class TranslatedInput:
     a resume."""
 
 
-def _discriminator(value: Any, key: str) -> Any:
-    """Read a ``role`` / ``type`` discriminator from a model or a plain mapping."""
-    if isinstance(value, Mapping):
-        return value.get(key)
-    return getattr(value, key, None)
-
-
 def _replay_metadata(history: Iterable[Any]) -> Iterable[Any]:
     """The metadata of every message and tool call of a history, in order."""
     for message in history:
@@ -169,16 +146,7 @@ def _coerce_message(message: Any) -> Any:
     return message
 
 
-def _coerce_part(part: Any) -> Any:
-    """Validate a content part given as a plain mapping; models pass through."""
-    if not isinstance(part, Mapping):
-        return part
-    if part.get("type") == "binary":
-        return BinaryInputContent.model_validate(part)
-    return _PART_ADAPTER.validate_python(part)
-
-
-class AGUIToOpenAITranslator:
+class AGUIToOpenAITranslator(ContentTranslation):
     """Translate AG-UI requests into OpenAI Agents SDK input. Stateless and reusable.
 
     Dispatch goes through two tables, message ``role`` → ``translate_*_message`` and content part
@@ -198,16 +166,7 @@ class AGUIToOpenAITranslator:
                 "activity": self.translate_activity_message,
             }
         )
-        self._part_handlers: Mapping[str, PartHandler] = MappingProxyType(
-            {
-                "text": self.translate_text_part,
-                "image": self.translate_image_part,
-                "document": self.translate_document_part,
-                "audio": self.translate_audio_part,
-                "video": self.translate_video_part,
-                "binary": self.translate_binary_part,
-            }
-        )
+        self._part_handlers = self.part_handlers()
 
     # --- whole request -------------------------------------------------------------------------
 
@@ -256,7 +215,7 @@ class AGUIToOpenAITranslator:
 
     def _accept(self, message: Any) -> Any | None:
         """The message ready for dispatch, or ``None`` (logged) when it cannot be translated."""
-        role = _discriminator(message, "role")
+        role = discriminator(message, "role")
         if not isinstance(role, str) or role not in self._message_handlers:
             logger.warning("Skipping a message with unknown role %r.", role)
             return None
@@ -403,60 +362,6 @@ class AGUIToOpenAITranslator:
         """Activity messages are application progress, not conversation: never sent."""
         logger.debug("Dropping activity message %s (%s).", message.id, message.activity_type)
         return []
-
-    # --- content parts -------------------------------------------------------------------------
-
-    def translate_content(self, parts: Iterable[Any]) -> list[InputContent]:
-        """Translate content parts in order, leaving out those that cannot be sent.
-
-        A part that fails to translate is logged and skipped; it never fails the request.
-        """
-        translated: list[InputContent] = []
-        for part in parts:
-            result = self._translate_part(part)
-            if result is not None:
-                translated.append(result)
-        return translated
-
-    def _translate_part(self, part: Any) -> InputContent | None:
-        kind = _discriminator(part, "type")
-        handler = self._part_handlers.get(kind) if isinstance(kind, str) else None
-        if handler is None:
-            logger.warning("Skipping a content part of unknown type %r.", kind)
-            return None
-        try:
-            return handler(_coerce_part(part))
-        except Exception:
-            logger.warning(
-                "Skipping a %r content part that could not be read.", kind, exc_info=True
-            )
-            return None
-
-    def translate_text_part(self, part: TextPart) -> InputContent | None:
-        """Text → ``input_text`` (empty text is left out)."""
-        return text_input(part.text)
-
-    def translate_image_part(self, part: ImagePart) -> InputContent | None:
-        """Image → ``input_image``: a URL, inline data as a data URL, or an OpenAI file id."""
-        return image_input(part.source)
-
-    def translate_document_part(self, part: DocumentPart) -> InputContent | None:
-        """Document → ``input_file``: ``file_url``, ``file_data`` with a file name, or
-        ``file_id``."""
-        return document_input(part.source, filename_hint(part.metadata))
-
-    def translate_audio_part(self, part: AudioPart) -> InputContent | None:
-        """Audio → ``input_audio`` for inline WAV / MP3 data; audio by URL is dropped."""
-        return audio_input(part.source)
-
-    def translate_video_part(self, part: VideoPart) -> InputContent | None:
-        """Video has no OpenAI input part: dropped."""
-        logger.debug("Dropping a video part: model input has no video content.")
-        return None
-
-    def translate_binary_part(self, part: BinaryInputContent) -> InputContent | None:
-        """Legacy binary part → image, audio or file by its MIME type."""
-        return binary_input(part)
 
     # --- tools and context ---------------------------------------------------------------------
 
