@@ -21,13 +21,11 @@ from agents import (
 )
 from agents.handoffs import Handoff
 from agents.items import ItemHelpers
-from agents.mcp import MCPServer
-from mcp.types import CallToolResult, GetPromptResult, ListPromptsResult, TextContent
-from mcp.types import Tool as MCPTool
 from openai.types.responses import ResponseFunctionToolCall
 from pydantic import BaseModel
 
 from ag_ui_openai_agents import _sdk
+from support.mcp import FakeMCPServer
 from support.scripted import run_streamed
 from support.scripted_specs import Text, Turn
 
@@ -77,41 +75,13 @@ def test_the_stream_callback_of_an_agent_tool_is_the_one_it_was_built_with() -> 
     assert _sdk.agent_tool_stream_callback(WebSearchTool()) is None
 
 
-class _Server(MCPServer):
-    """An in-process MCP server offering one tool."""
-
-    def __init__(self, label: str, tool: str) -> None:
-        super().__init__()
-        self._label, self._tool = label, tool
-
-    @property
-    def name(self) -> str:
-        return self._label
-
-    async def connect(self) -> None:
-        return None
-
-    async def cleanup(self) -> None:
-        return None
-
-    async def list_tools(self, run_context: Any = None, agent: Any = None) -> list[MCPTool]:
-        return [MCPTool(name=self._tool, inputSchema={"type": "object", "properties": {}})]
-
-    async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> CallToolResult:
-        return CallToolResult(content=[TextContent(type="text", text="done")])
-
-    async def list_prompts(self) -> ListPromptsResult:
-        return ListPromptsResult(prompts=[])
-
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
-        raise NotImplementedError(GetPromptResult)
-
-
 async def test_an_mcp_tool_names_its_server_by_index_and_its_tool_name_there() -> None:
     agent = Agent(
-        name="support", mcp_servers=[_Server("billing", "refund"), _Server("store", "restock")]
+        name="support",
+        mcp_servers=[
+            FakeMCPServer("billing", ["refund"], require_approval=None),
+            FakeMCPServer("store", ["restock"], require_approval=None),
+        ],
     )
     tools = await agent.get_all_tools(RunContextWrapper(context=None))
     mcp_tools = [t for t in tools if isinstance(t, FunctionTool)]

@@ -31,12 +31,9 @@ from agents import (
     tool_namespace,
 )
 from agents.items import ToolApprovalItem, ToolCallItem
-from agents.mcp import MCPServer
 from agents.run_config import ToolErrorFormatterArgs
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE, default_tool_error_function
 from agents.tool_context import ToolContext
-from mcp.types import CallToolResult, GetPromptResult, ListPromptsResult, TextContent
-from mcp.types import Tool as MCPTool
 
 from ag_ui_openai_agents.approvals.resume import (
     ABANDONED_RESULT,
@@ -50,6 +47,7 @@ from ag_ui_openai_agents.approvals.resume import (
     interrupts_from_result,
     resume_tool_calls,
 )
+from support.mcp import FakeMCPServer
 from support.scripted import (
     Call,
     Hosted,
@@ -163,49 +161,6 @@ def answers(resumed: ResumedToolCalls) -> dict[str, str]:
 def silent_model() -> ScriptedResponsesModel:
     """A model that must never be called during a resume."""
     return ScriptedResponsesModel([])
-
-
-class FakeMCPServer(MCPServer):
-    """An in-process MCP server with fixed tools, recording its calls."""
-
-    def __init__(self, label: str, tool_names: Sequence[str], *, require_approval: Any) -> None:
-        super().__init__(require_approval=require_approval)
-        self._label = label
-        self._tools = [
-            MCPTool(
-                name=name,
-                inputSchema={"type": "object", "properties": {"order_id": {"type": "string"}}},
-            )
-            for name in tool_names
-        ]
-        self.calls: list[tuple[str, dict[str, Any] | None]] = []
-        self.listed = 0
-
-    @property
-    def name(self) -> str:
-        return self._label
-
-    async def connect(self) -> None:
-        return None
-
-    async def cleanup(self) -> None:
-        return None
-
-    async def list_tools(self, run_context: Any = None, agent: Any = None) -> list[MCPTool]:
-        self.listed += 1
-        return list(self._tools)
-
-    async def call_tool(
-        self, tool_name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
-    ) -> CallToolResult:
-        self.calls.append((tool_name, arguments))
-        return CallToolResult(content=[TextContent(type="text", text=f"{self._label} did it")])
-
-    async def list_prompts(self) -> ListPromptsResult:
-        return ListPromptsResult(prompts=[])
-
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
-        raise NotImplementedError(GetPromptResult)
 
 
 # --------------------------------------------------------------------------- interrupts
