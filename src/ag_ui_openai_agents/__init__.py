@@ -7,12 +7,9 @@ The engine classes behind the translator, to subclass, are in :mod:`ag_ui_openai
 """
 
 from ag_ui_openai_agents.agent import OpenAIAgentsAgent
-from ag_ui_openai_agents.approvals.resume import (
-    ApprovalSigner,
-    ResumedToolCalls,
-    UnresumableApprovalError,
-    resume_tool_calls,
-)
+from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
+from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
+from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.state import SharedState, shared_state, use_shared_state

@@ -19,17 +19,17 @@ from ag_ui.core import (
     PROTOCOL_VERSION,
     AgentCapabilities,
     BaseEvent,
-    Context,
     RunAgentInput,
     RunErrorEvent,
     RunStartedEvent,
 )
-from agents import Agent, FunctionTool, RunConfig, Runner
+from agents import Agent, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities
+from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Source
 
@@ -166,7 +166,7 @@ class OpenAIAgentsAgent:
         if resumed.open_interrupts:
             return None, resumed
         translated = self.translator.to_openai(resumed.run_input)
-        agent = self._request_agent(translated.tools, translated.context)
+        agent = self._request_agent(translated)
         result = Runner.run_streamed(
             agent, input=translated.messages, context=context, run_config=run_config
         )
@@ -177,24 +177,14 @@ class OpenAIAgentsAgent:
             return self.context(run_input)
         return self.context
 
-    def _request_agent(
-        self, client_tools: list[FunctionTool], context: list[Context]
-    ) -> Agent[Any]:
+    def _request_agent(self, translated: TranslatedInput) -> Agent[Any]:
         """A clone for this request: client tools added, context appended to instructions."""
-        server_names = {getattr(tool, "name", None) for tool in self.agent.tools}
-        added: list[FunctionTool] = []
-        for tool in client_tools:
-            if tool.name in server_names:
-                logger.warning(
-                    "Client tool %r ignored: the agent has a tool of that name", tool.name
-                )
-            else:
-                added.append(tool)
-        changes: dict[str, Any] = {}
-        if added:
-            # The proxies pause the run themselves (see inbound/client_tools.py).
-            changes["tools"] = [*self.agent.tools, *added]
-        block = self.translator.translate_context(context) if self.context_in_instructions else ""
+        agent = translated.with_client_tools(self.agent)
+        block = (
+            self.translator.translate_context(translated.context)
+            if self.context_in_instructions
+            else ""
+        )
         if block:
-            changes["instructions"] = _with_context_block(self.agent.instructions, block)
-        return self.agent.clone(**changes) if changes else self.agent
+            agent = agent.clone(instructions=_with_context_block(self.agent.instructions, block))
+        return agent

@@ -22,7 +22,7 @@ from ag_ui.core import (
 from agents import Agent, FunctionTool
 
 from ag_ui_openai_agents import _sdk
-from ag_ui_openai_agents.approvals.resume import handoff_targets
+from ag_ui_openai_agents.approvals.tools import handoff_targets
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.subagents import streams_as_subagent
 

@@ -35,16 +35,18 @@ from agents.run_config import ToolErrorFormatterArgs
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE, default_tool_error_function
 from agents.tool_context import ToolContext
 
-from ag_ui_openai_agents.approvals.resume import (
-    ABANDONED_RESULT,
-    AMBIGUOUS_RESULT,
+from ag_ui_openai_agents.approvals.interrupts import (
     APPROVAL_RESPONSE_SCHEMA,
-    CANCELLED_RESULT,
     TOOL_APPROVAL_REASON,
-    ResumedToolCalls,
     UnresumableApprovalError,
     approval_interrupt,
     interrupts_from_result,
+)
+from ag_ui_openai_agents.approvals.resume import (
+    ABANDONED_RESULT,
+    AMBIGUOUS_RESULT,
+    CANCELLED_RESULT,
+    ResumedToolCalls,
     resume_tool_calls,
 )
 from support.mcp import FakeMCPServer

@@ -49,12 +49,8 @@ from ag_ui_openai_agents import (
     resume_tool_calls,
 )
 from ag_ui_openai_agents.agent import SETUP_ERROR_MESSAGE
-from ag_ui_openai_agents.approvals.resume import (
-    CANCELLED_RESULT,
-    TOOL_APPROVAL_REASON,
-    ResumedToolCalls,
-    UnresumableApprovalError,
-)
+from ag_ui_openai_agents.approvals.interrupts import TOOL_APPROVAL_REASON, UnresumableApprovalError
+from ag_ui_openai_agents.approvals.resume import CANCELLED_RESULT, ResumedToolCalls
 from support.approval_app import PROCESS_ENV, TOOL_NAME, refund_call_id
 from support.invariants import StreamViolation, check_stream, parse_sse
 from support.processes import Server, server_env, server_processes

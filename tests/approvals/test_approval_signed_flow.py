@@ -24,14 +24,13 @@ from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
 from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, resume_tool_calls
 from ag_ui_openai_agents.approvals.history import answers_call
-from ag_ui_openai_agents.approvals.resume import (
+from ag_ui_openai_agents.approvals.resume import CANCELLED_RESULT
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, ApprovalSigner
+from ag_ui_openai_agents.approvals.verify import (
     APPROVAL_REFUSED_CODE,
-    CANCELLED_RESULT,
     EXPIRED_APPROVAL_MESSAGE,
     ApprovalRefusedError,
-    ApprovalSigner,
 )
-from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from support.signed_approvals import (
     SECRET,

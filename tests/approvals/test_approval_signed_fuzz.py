@@ -36,8 +36,11 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from ag_ui_openai_agents import resume_tool_calls
-from ag_ui_openai_agents.approvals.resume import ApprovalSigner
-from ag_ui_openai_agents.approvals.signing import ApprovalSubject, canonical_arguments
+from ag_ui_openai_agents.approvals.signing import (
+    ApprovalSigner,
+    ApprovalSubject,
+    canonical_arguments,
+)
 from support.budget import examples
 from support.signed_approvals import SECRET, make_instance, make_request
 

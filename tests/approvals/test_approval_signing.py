@@ -187,3 +187,18 @@ def test_signer_from_the_environment() -> None:
 def test_signatures_do_not_show_the_secret() -> None:
     signature = signer().sign(SUBJECT)
     assert SECRET not in signature.token and SECRET not in repr(signer().check(SUBJECT, None))
+
+
+def test_no_repr_shows_the_secret() -> None:
+    from ag_ui.core import RunAgentInput
+
+    from ag_ui_openai_agents import ResumedToolCalls
+
+    signer = ApprovalSigner.from_secret(SECRET)
+    run_input = RunAgentInput(
+        thread_id="t", run_id="r", state={}, messages=[], tools=[], context=[], forwarded_props={}
+    )
+    resumed = ResumedToolCalls(run_input, [], [], None, signer=signer)
+    for text in (repr(signer), repr(resumed), str(resumed)):
+        assert SECRET not in text
+        assert SECRET.encode().hex() not in text

@@ -214,7 +214,7 @@ def with_client_tools(agent: Agent[Any]) -> Callable[[TranslatedInput], Agent[An
     added (their proxies stop the run once one of them is called)."""
 
     def clone(translated: TranslatedInput) -> Agent[Any]:
-        return agent.clone(tools=[*agent.tools, *translated.tools])
+        return translated.with_client_tools(agent)
 
     return clone
 

@@ -39,7 +39,7 @@ from agents import Agent, RunConfig, Runner, function_tool
 from agents.tool_context import ToolContext
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, resume_tool_calls
-from ag_ui_openai_agents.approvals.resume import ApprovalSecret, ApprovalSigner
+from ag_ui_openai_agents.approvals.signing import ApprovalSecret, ApprovalSigner
 from support.invariants import check_stream
 from support.scripted import (
     Call,

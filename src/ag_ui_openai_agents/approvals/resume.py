@@ -42,55 +42,29 @@ from ag_ui_openai_agents.approvals.history import (
     open_calls,
 )
 from ag_ui_openai_agents.approvals.interrupts import (
-    APPROVAL_RESPONSE_SCHEMA,
-    TOOL_APPROVAL_REASON,
-    UnresumableApprovalError,
     approval_interrupt,
-    interrupts_from_result,
 )
 from ag_ui_openai_agents.approvals.signing import (
-    DEFAULT_APPROVAL_MAX_AGE,
-    ApprovalSecret,
     ApprovalSigner,
-    SignatureCheck,
 )
 from ag_ui_openai_agents.approvals.tools import (
     Catalog,
     catalog_tools,
-    handoff_targets,
     may_need_approval,
     run_approved,
 )
 from ag_ui_openai_agents.approvals.verify import (
-    APPROVAL_REFUSED_CODE,
-    EXPIRED_APPROVAL_MESSAGE,
     ApprovalRefusal,
-    ApprovalRefusedError,
     check_answers,
     refusal_message,
 )
-from ag_ui_openai_agents.inbound.client_tools import is_client_tool
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES, result_message_id
 
 __all__ = [
     "ABANDONED_RESULT",
     "AMBIGUOUS_RESULT",
-    "APPROVAL_REFUSED_CODE",
-    "APPROVAL_RESPONSE_SCHEMA",
     "CANCELLED_RESULT",
-    "DEFAULT_APPROVAL_MAX_AGE",
-    "EXPIRED_APPROVAL_MESSAGE",
-    "TOOL_APPROVAL_REASON",
-    "ApprovalRefusal",
-    "ApprovalRefusedError",
-    "ApprovalSecret",
-    "ApprovalSigner",
     "ResumedToolCalls",
-    "SignatureCheck",
-    "UnresumableApprovalError",
-    "approval_interrupt",
-    "handoff_targets",
-    "interrupts_from_result",
     "resume_tool_calls",
 ]
 
@@ -122,7 +96,7 @@ class ResumedToolCalls:
     """Approvals whose signature failed. When any is listed nothing ran, the refused calls are
     also in ``open_interrupts`` (so the model is not called), and ``to_agui`` ends the run with
     RUN_ERROR."""
-    signer: ApprovalSigner | None = None
+    signer: ApprovalSigner | None = field(default=None, repr=False)
     """The signer the approvals were checked with; ``to_agui(..., resumed=...)`` signs the
     interrupts it emits with it, so the pause and the resume share one configuration."""
 
@@ -185,10 +159,7 @@ async def resume_tool_calls(
 
 def _answered_here(catalog: Catalog, name: str, client_names: set[str]) -> bool:
     """Whether a call of ``name`` is answered here: a server tool's or handoff's call, or one
-    of an unknown tool the client does not own (client tool proxies are the client's)."""
-    candidates = catalog.candidates(name)
-    if candidates and all(is_client_tool(candidate.tool) for candidate in candidates):
-        return False
+    of an unknown tool the client does not own (the catalog holds no client tool proxy)."""
     return catalog.knows(name) or name not in client_names
 
 

@@ -146,8 +146,8 @@ class ApprovalSigner:
     epoch (``time.time`` by default).
     """
 
-    secrets: tuple[bytes, ...]
-    """The secrets as bytes; the first signs."""
+    secrets: tuple[bytes, ...] = field(repr=False)
+    """The secrets as bytes; the first signs. Left out of ``repr``, so logs never show them."""
     max_age: float = DEFAULT_APPROVAL_MAX_AGE
     """Seconds an approval stays valid after the pause."""
     clock: Callable[[], float] | None = field(default=None, compare=False)
@@ -163,9 +163,9 @@ class ApprovalSigner:
                     "(use secrets.token_urlsafe(32))"
                 )
         if not (isinstance(self.max_age, (int, float)) and math.isfinite(self.max_age)):
-            raise ValueError("approval_max_age must be a finite number of seconds")
+            raise ValueError("max_age must be a finite number of seconds")
         if self.max_age <= 0:
-            raise ValueError("approval_max_age must be positive")
+            raise ValueError("max_age must be positive")
 
     @classmethod
     def from_secret(

@@ -24,6 +24,7 @@ from openai.types.responses import ResponseFunctionToolCall
 from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.history import HistoryCall
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
+from ag_ui_openai_agents.inbound.client_tools import is_client_tool
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,8 @@ async def catalog_tools(agent: Agent[Any], run_context: RunContextWrapper[Any]) 
             continue
         visited[id(current)] = current
         for tool in await current.get_all_tools(run_context):
-            if isinstance(tool, FunctionTool):
+            # Client tool proxies (a per-request clone's) are the client's to answer.
+            if isinstance(tool, FunctionTool) and not is_client_tool(tool):
                 catalog.add(tool, current)
         for name, target, target_name in handoff_targets(current):
             catalog.handoff_names.add(name)

@@ -11,8 +11,7 @@ the proxies to a per-request clone of the agent is all a caller does.
 ``to_agui`` tells such a pause from a backend approval with :func:`is_client_tool_approval`: it
 reports the client's calls as pending (``RUN_FINISHED.outcome.pending_tool_call_ids``) instead
 of as interrupts, and the client answers each with a ``ToolMessage`` in its next request. Should
-a proxy be invoked anyway (run outside the SDK loop), it does no work and returns a
-:class:`ClientToolCall` marker, which the outbound translator never reports as a result.
+a proxy be invoked anyway (run outside the SDK loop), it does no work and says so.
 """
 
 from __future__ import annotations
@@ -28,55 +27,22 @@ from agents.tool_context import ToolContext
 logger = logging.getLogger(__name__)
 
 CLIENT_TOOL_PENDING_TEXT = "The application runs this tool; its result follows in a later message."
-"""The text a :class:`ClientToolCall` carries, which is what its output reads as."""
+"""What a proxy answers should it ever be invoked: the call is the client's to answer."""
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-class ClientToolCall(str):
-    """What a client tool proxy returns: a marker that the call is the client's to answer.
-
-    It is a ``str`` so the SDK stores it like any text output; its value is
-    :data:`CLIENT_TOOL_PENDING_TEXT`. ``tool_name``, ``call_id`` and ``arguments`` describe the
-    call it stands for.
-    """
-
-    tool_name: str
-    call_id: str
-    arguments: str
-
-    def __new__(cls, tool_name: str, call_id: str, arguments: str) -> ClientToolCall:
-        """Create the marker for one call of the client tool ``tool_name``."""
-        marker = super().__new__(cls, CLIENT_TOOL_PENDING_TEXT)
-        marker.tool_name = tool_name
-        marker.call_id = call_id
-        marker.arguments = arguments
-        return marker
-
-    def __reduce__(self) -> tuple[type[ClientToolCall], tuple[str, str, str]]:
-        """Copy and pickle through the constructor, keeping the call details."""
-        return (ClientToolCall, (self.tool_name, self.call_id, self.arguments))
-
-    def __repr__(self) -> str:
-        return f"ClientToolCall(tool_name={self.tool_name!r}, call_id={self.call_id!r})"
-
-
-def is_client_tool_output(value: object) -> bool:
-    """Tell whether a tool output is a client tool's marker rather than a real result."""
-    return isinstance(value, ClientToolCall)
-
-
 class ClientToolInvoker:
-    """The ``on_invoke_tool`` of a client tool proxy: returns a :class:`ClientToolCall`."""
+    """The ``on_invoke_tool`` of a client tool proxy: it runs nothing (the client does)."""
 
     __slots__ = ("tool_name",)
 
     def __init__(self, tool_name: str) -> None:
         self.tool_name = tool_name
 
-    async def __call__(self, context: ToolContext[Any], arguments: str) -> ClientToolCall:
-        """Record the call without running anything."""
-        return ClientToolCall(self.tool_name, context.tool_call_id, arguments)
+    async def __call__(self, context: ToolContext[Any], arguments: str) -> str:
+        """Run nothing: the call is the client's to answer."""
+        return CLIENT_TOOL_PENDING_TEXT
 
 
 def is_client_tool(tool: object) -> bool:

@@ -33,7 +33,7 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
-from agents import FunctionTool
+from agents import Agent, FunctionTool
 from agents.items import TResponseInputItem
 from openai.types.responses import (
     EasyInputMessageParam,
@@ -129,6 +129,19 @@ class TranslatedInput:
     resume: list[ResumeEntry] | None = None
     """Answers to the interrupts that ended the previous run, or ``None`` when this run is not
     a resume."""
+
+    def with_client_tools(self, agent: Agent[Any]) -> Agent[Any]:
+        """A clone of ``agent`` that also has the client's tools (``agent`` itself when there
+        are none to add). A client tool named like one of the agent's own tools is left out
+        with a warning: the server's tool wins, so a client cannot stand in for it."""
+        own = {getattr(tool, "name", None) for tool in agent.tools}
+        added = [tool for tool in self.tools if tool.name not in own]
+        for tool in self.tools:
+            if tool.name in own:
+                logger.warning(
+                    "Client tool %r ignored: the agent has a tool of that name", tool.name
+                )
+        return agent.clone(tools=[*agent.tools, *added]) if added else agent
 
 
 def _replay_metadata(history: Iterable[Any]) -> Iterable[Any]:

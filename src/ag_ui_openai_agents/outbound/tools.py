@@ -14,7 +14,6 @@ from ag_ui.core import (
 )
 from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
-from ag_ui_openai_agents.inbound.client_tools import is_client_tool_output
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
@@ -141,16 +140,11 @@ class ToolTranslation:
         return self._commit_call(item.raw_item)
 
     def translate_tool_call_output_item(self, item: ToolCallOutputItem) -> list[BaseEvent]:
-        """``tool_output``: TOOL_CALL_RESULT, except for client tools (they stay pending)."""
+        """``tool_output``: TOOL_CALL_RESULT (client tools never run, so never get here)."""
         # Each attribute read of a run item goes through the SDK's Python __getattribute__.
         raw, output = item.raw_item, item.output
         call_id = real_id(_field(raw, "call_id")) or real_id(_field(raw, "id"))
         if call_id is None:
-            return []
-        if is_client_tool_output(output):
-            window = self.book.calls.get(call_id)
-            if window is not None:
-                window.client_owned = True
             return []
         raw_output = _field(raw, "output")
         return self.emit_result(

@@ -23,8 +23,6 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 
-__all__ = ["encode_event"]
-
 _event_encoder = EventEncoder()
 _json_string = json.JSONEncoder(ensure_ascii=False).encode
 """``json.dumps(text, ensure_ascii=False)``: pydantic's JSON for a string (non-ASCII kept,
