@@ -53,12 +53,16 @@ HOME_MODULES = {
     "ag_ui_openai_agents.state",
     "ag_ui_openai_agents.subagents",
     "ag_ui_openai_agents.approvals.resume",
+    "ag_ui_openai_agents.approvals.signing",
+    "ag_ui_openai_agents.approvals.interrupts",
     "ag_ui_openai_agents.inbound.messages",
     "ag_ui_openai_agents.server.endpoint",
     "ag_ui_openai_agents.server.logs",
+    "ag_ui_openai_agents.server.shutdown",
 }
 """The modules a user reads: the root, the engine path, the homes of the root names, and the
-run-ids logging helpers. Every other module is internal and says so."""
+run-ids logging and shutdown helpers the deployment guide names. Every other module is
+internal and says so."""
 
 
 def test_every_other_module_says_it_is_internal() -> None:

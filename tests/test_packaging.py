@@ -93,13 +93,6 @@ def _pyproject() -> dict[str, object]:
         return tomllib.load(file)
 
 
-def test_the_dev_extra_lists_the_dev_group() -> None:
-    project = _pyproject()
-    extra = project["project"]["optional-dependencies"]["dev"]  # type: ignore[index]
-    group = project["dependency-groups"]["dev"]  # type: ignore[index]
-    assert extra == group
-
-
 def test_wheel_metadata_names_licence_pythons_and_urls(dist: Path) -> None:
     wheel = zipfile.ZipFile(next(dist.glob("*.whl")))
     names = wheel.namelist()

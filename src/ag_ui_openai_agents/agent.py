@@ -9,6 +9,7 @@ stream.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -31,7 +32,7 @@ from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_en
 from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.state import SharedState, use_shared_state
-from ag_ui_openai_agents.translator import AGUITranslator, Source
+from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
@@ -95,13 +96,16 @@ class OpenAIAgentsAgent:
         self.description = description or agent.handoff_description or ""
         self.run_config = run_config
         self.context = context
-        self.initial_state = initial_state
-        self.final_state = final_state
-        self.start_custom_event = start_custom_event
-        self.end_custom_event = end_custom_event
-        self.emit_messages_snapshot = emit_messages_snapshot
-        self.emit_run_error = emit_run_error
-        self.run_error_message = run_error_message
+        self.lifecycle = Lifecycle(
+            start_custom_event=start_custom_event,
+            initial_state=initial_state,
+            final_state=final_state,
+            emit_messages_snapshot=emit_messages_snapshot,
+            end_custom_event=end_custom_event,
+            emit_run_error=emit_run_error,
+            run_error_message=run_error_message,
+        )
+        """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
         self.translator = translator or AGUITranslator()
         self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
@@ -129,22 +133,12 @@ class OpenAIAgentsAgent:
                 parent_run_id=run_input.parent_run_id,
                 protocol_version=PROTOCOL_VERSION,
             )
-            if self.emit_run_error:
-                yield RunErrorEvent(message=self.run_error_message or SETUP_ERROR_MESSAGE)
+            if self.lifecycle.emit_run_error:
+                message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
+                yield RunErrorEvent(message=message)
             raise
-        stream = self.translator.to_agui(
-            events,
-            resumed.run_input,
-            start_custom_event=self.start_custom_event,
-            initial_state=self.initial_state,
-            final_state=self.final_state,
-            emit_messages_snapshot=self.emit_messages_snapshot,
-            end_custom_event=self.end_custom_event,
-            emit_run_error=self.emit_run_error,
-            run_error_message=self.run_error_message,
-            resumed=resumed,
-            shared_state=state,
-        )
+        options = dataclasses.replace(self.lifecycle, resumed=resumed, shared_state=state)
+        stream = self.translator.to_agui(events, resumed.run_input, **options.keywords())
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:

@@ -9,6 +9,7 @@ SDK run when the consumer stops reading.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
@@ -101,6 +102,10 @@ class Lifecycle:
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
 
+    def keywords(self) -> dict[str, Any]:
+        """The options as ``to_agui``'s keyword arguments."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
 
 class AGUITranslator:
     """Translate AG-UI requests to SDK input and SDK streams to AG-UI events.
@@ -192,7 +197,7 @@ class _Run:
 
     async def events(self) -> AsyncGenerator[BaseEvent, None]:
         """The lifecycle around the one loop over the run's merged source."""
-        engine, state = self.engine, self.options.shared_state
+        engine = self.engine
         try:
             async for event in self._opening():
                 yield event
@@ -206,8 +211,8 @@ class _Run:
                 translate, subagents = engine.translate, engine.subagents
                 async for batch in self.source:
                     for sdk_event in batch:
-                        if state is not None and state.take_change():
-                            yield StateSnapshotEvent(snapshot=state.value)
+                        for event in self._state_change():
+                            yield event
                         for event in translate(sdk_event):
                             yield event
                         if subagents.waiting:

@@ -1,4 +1,4 @@
-"""Internal: AG-UI interrupts for paused backend tool calls, one per call, signed or not."""
+"""AG-UI interrupts for paused backend tool calls, one per call, signed or not."""
 
 from __future__ import annotations
 

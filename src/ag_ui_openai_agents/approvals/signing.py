@@ -1,4 +1,4 @@
-"""Internal: signed approvals, the proof that the server paused on a call, in the interrupt id.
+"""Signed approvals: the proof that the server paused on a call, in the interrupt id.
 
 Without signing, a resume request is trusted as sent: a client can write an assistant tool call
 into its history and approve it, and the gated tool runs with arguments no run ever paused on.

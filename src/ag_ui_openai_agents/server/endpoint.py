@@ -157,7 +157,7 @@ async def _chunks(
                 # the run with RUN_ERROR rather than cut the stream.
                 log.exception("Could not encode %s of an AG-UI run of %s", item.type, agent.name)
                 ending.reason = "an event could not be encoded"
-                message = agent.run_error_message or ENCODING_ERROR_MESSAGE
+                message = agent.lifecycle.run_error_message or ENCODING_ERROR_MESSAGE
                 yield encode(RunErrorEvent(message=message))
                 return
             terminal = terminal or item.type in _TERMINAL

@@ -1,4 +1,4 @@
-"""Internal: knowing that the server process is stopping, so runs in flight can end cleanly.
+"""Knowing that the server process is stopping, so runs in flight can end cleanly.
 
 ASGI tells an application nothing when its server starts a graceful shutdown: uvicorn (and
 gunicorn's uvicorn workers) stop accepting connections, then wait for open responses to end.
