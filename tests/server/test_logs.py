@@ -134,7 +134,7 @@ async def test_records_of_other_package_modules_carry_the_run_ids() -> None:
             seen.append(record)
 
     keep = Keep(logging.DEBUG)
-    agent_logger = logging.getLogger(f"{PACKAGE_LOGGER}.agent")
+    agent_logger = logging.getLogger(f"{PACKAGE_LOGGER}.inbound.messages")
     agent_logger.addHandler(keep)
     clash = {"name": "lookup_order", "description": "Client copy.", "parameters": {}}
     model = ScriptedResponsesModel([Turn([Text("Hi.")])])

@@ -192,42 +192,12 @@ def add_openai_agents_fastapi_endpoint(
         raise ValueError("max_request_bytes must be zero or more, or None for no limit")
     router = app_or_router.router if isinstance(app_or_router, FastAPI) else app_or_router
     base = path.rstrip("/")
-    prefix = _operation_prefix(router, path)
+    routes = _Routes(agent, keepalive_seconds)
+    add = _RouteAdder(router, _operation_prefix(router, path), dependencies)
     install_run_ids_filter()
-
-    async def run_agent(run_input: RunAgentInput, request: Request) -> Response:
-        if server_shutdown.began:
-            detail = {"detail": SHUTDOWN_MESSAGE}
-            return JSONResponse(detail, status_code=503, headers={"Retry-After": "1"})
-        server_shutdown.watch_signals_once()
-        encoder = make_encoder(request.headers.get("accept", ""))
-        events = stream_run(agent, run_input, encoder, keepalive_seconds=keepalive_seconds)
-        return StreamingResponse(
-            events, media_type=encoder.get_content_type(), headers=STREAM_HEADERS
-        )
-
-    async def capabilities() -> dict[str, Any]:
-        return agent.capabilities().model_dump(mode="json", by_alias=True, exclude_none=True)
-
-    async def health() -> Any:
-        if server_shutdown.began:
-            return JSONResponse({"status": "shutting_down"}, status_code=503)
-        return {"status": "ok", "agent": {"name": agent.name}}
-
-    def add(route_path: str, endpoint: Callable[..., Any], kind: str, **options: Any) -> None:
-        for position, form in enumerate(_both_forms(route_path)):
-            router.add_api_route(
-                form,
-                endpoint,
-                operation_id=f"{prefix}_{kind}" + ("_slash" if position else ""),
-                include_in_schema=position == 0,
-                dependencies=dependencies,
-                **options,
-            )
-
     add(
         path,
-        run_agent,
+        routes.run,
         "run",
         methods=["POST"],
         summary=f"Run {agent.name} (AG-UI)",
@@ -236,10 +206,72 @@ def add_openai_agents_fastapi_endpoint(
     )
     add(
         f"{base}/capabilities",
-        capabilities,
+        routes.capabilities,
         "capabilities",
         methods=["GET"],
         summary=f"AG-UI capabilities of {agent.name}",
     )
     if include_health:
-        add(f"{base}/health", health, "health", methods=["GET"], summary=f"Health of {agent.name}")
+        add(
+            f"{base}/health",
+            routes.health,
+            "health",
+            methods=["GET"],
+            summary=f"Health of {agent.name}",
+        )
+
+
+class _Routes:
+    """The handlers of one agent's routes."""
+
+    def __init__(self, agent: OpenAIAgentsAgent, keepalive_seconds: float | None) -> None:
+        self.agent = agent
+        self.keepalive_seconds = keepalive_seconds
+
+    async def run(self, run_input: RunAgentInput, request: Request) -> Response:
+        """``POST path``: the run as SSE (HTTP 503 once the server is stopping)."""
+        if server_shutdown.began:
+            detail = {"detail": SHUTDOWN_MESSAGE}
+            return JSONResponse(detail, status_code=503, headers={"Retry-After": "1"})
+        server_shutdown.watch_signals_once()
+        encoder = make_encoder(request.headers.get("accept", ""))
+        events = stream_run(
+            self.agent, run_input, encoder, keepalive_seconds=self.keepalive_seconds
+        )
+        return StreamingResponse(
+            events, media_type=encoder.get_content_type(), headers=STREAM_HEADERS
+        )
+
+    async def capabilities(self) -> dict[str, Any]:
+        """``GET path/capabilities``: the agent's AG-UI capabilities document."""
+        document = self.agent.capabilities()
+        return document.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def health(self) -> Any:
+        """``GET path/health``: the agent's name, or 503 once the server is stopping."""
+        if server_shutdown.began:
+            return JSONResponse({"status": "shutting_down"}, status_code=503)
+        return {"status": "ok", "agent": {"name": self.agent.name}}
+
+
+class _RouteAdder:
+    """Adds a route in both forms (with and without a trailing slash) with unique operation
+    ids, only the first form in the OpenAPI schema."""
+
+    def __init__(
+        self, router: APIRouter, prefix: str, dependencies: Sequence[Depends] | None
+    ) -> None:
+        self.router, self.prefix, self.dependencies = router, prefix, dependencies
+
+    def __call__(
+        self, route_path: str, endpoint: Callable[..., Any], kind: str, **options: Any
+    ) -> None:
+        for position, form in enumerate(_both_forms(route_path)):
+            self.router.add_api_route(
+                form,
+                endpoint,
+                operation_id=f"{self.prefix}_{kind}" + ("_slash" if position else ""),
+                include_in_schema=position == 0,
+                dependencies=self.dependencies,
+                **options,
+            )
