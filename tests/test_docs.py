@@ -90,7 +90,7 @@ def translator_block() -> CodeExample:
     [block] = [
         b
         for b in BLOCKS
-        if b.path == README and "translated.tools" in b.source and "@app.post" in b.source
+        if b.path == README and "with_client_tools" in b.source and "@app.post" in b.source
     ]
     return block
 
