@@ -39,6 +39,8 @@ class ConcurrencyReport:
     rate: float
     """Tokens per second of each stream, as the model paces them."""
     ramp_s: float
+    server: str = "h11"
+    """uvicorn's HTTP implementation and loop: "h11" (asyncio) or "standard" (httptools, uvloop)."""
     wall_s: float = 0.0
     tokens_received: int = 0
     stream_rate: dict[str, float] = field(default_factory=dict)
@@ -102,19 +104,26 @@ def _sample_while(pid: int, running: threading.Event, peaks: list[float]) -> Non
         time.sleep(0.1)
 
 
-def _start_server(port: int, tokens: int, interval: float) -> subprocess.Popen[bytes]:
+def _start_server(port: int, tokens: int, interval: float, server: str) -> subprocess.Popen[bytes]:
     args = [sys.executable, "-m", "benchmarks.serve", "--port", str(port)]
     args += ["--tokens", str(tokens), "--interval", str(interval)]
+    args += ["--standard"] if server == "standard" else []
     return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
 def measure_concurrency(
-    streams: int, tokens: int, rate: float, *, ramp: float = 1.0, timeout: float = 120.0
+    streams: int,
+    tokens: int,
+    rate: float,
+    *,
+    ramp: float = 1.0,
+    timeout: float = 120.0,
+    server_kind: str = "h11",
 ) -> ConcurrencyReport:
     """Serve, warm up with a few streams, then run the load and read the server meanwhile."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/agent"
-    server = _start_server(port, tokens, 1.0 / rate)
+    server = _start_server(port, tokens, 1.0 / rate, server_kind)
     try:
         _wait_healthy(url, server)
         _run_load(url, min(streams, 5), 0.0, timeout)
@@ -132,7 +141,7 @@ def measure_concurrency(
     finally:
         server.terminate()
         server.wait(timeout=30)
-    report = ConcurrencyReport(streams=streams, tokens=tokens, rate=rate, ramp_s=ramp)
+    report = ConcurrencyReport(streams, tokens, rate, ramp, server=server_kind)
     report.server_cpu_s = cpu_after - cpu_before
     report.server_rss_idle_mb, report.server_rss_peak_mb = idle, max(peaks)
     report.kb_per_open_stream = (max(peaks) - idle) * 1024 / max(streams, 1)

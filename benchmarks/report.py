@@ -101,8 +101,39 @@ def concurrency_table(report: ConcurrencyReport) -> list[str]:
         ("memory per open stream", f"{r.kb_per_open_stream:.1f} KB"),
         ("errors", f"{r.errors} {'; '.join(r.error_kinds)}".strip()),
     ]  # fmt: skip
+    rows.insert(0, ("uvicorn HTTP, event loop", SERVER_LABELS.get(r.server, r.server)))
     lines = [f"Load of {r.wall_s:.1f} s.", "", "| measure | value |", "|---|---|"]
     return lines + [f"| {name} | {value} |" for name, value in rows]
+
+
+SWEEP_COLUMNS = (
+    "uvicorn", "streams", "tokens/s per stream, median (min)", "tokens/s in all (offered)",
+    "added latency p50 / p99 ms", "first event median ms", "server CPU", "server µs per token",
+    "load generator CPU", "KB per open stream", "errors",
+)  # fmt: skip
+
+
+def concurrency_sweep_table(reports: list[ConcurrencyReport]) -> list[str]:
+    """One row per load: the stream count and the uvicorn configuration it ran on."""
+    lines = ["| " + " | ".join(SWEEP_COLUMNS) + " |", "|" + "---|" * len(SWEEP_COLUMNS)]
+    for r in reports:
+        wall = r.wall_s or 1.0
+        latency = r.latency_ms
+        cells = [
+            SERVER_LABELS.get(r.server, r.server), str(r.streams),
+            _pair(r.stream_rate, "median", "min"),
+            f"{r.aggregate_rate:,.0f} ({r.offered_rate:,.0f})",
+            f"{latency['p50']:.1f} / {latency['p99']:.1f}" if latency else "n/a",
+            f"{r.first_event_ms['median']:.1f}" if r.first_event_ms else "n/a",
+            f"{r.server_cpu_s / wall:.0%}",
+            f"{r.server_cpu_s * 1e6 / max(r.tokens_received, 1):.0f}",
+            f"{r.load_cpu_s / wall:.0%}", f"{r.kb_per_open_stream:.0f}", str(r.errors),
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+SERVER_LABELS = {"h11": "h11, asyncio", "standard": "httptools, uvloop"}
 
 
 def _pair(values: dict[str, float], first: str, second: str) -> str:
