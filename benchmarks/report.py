@@ -19,7 +19,7 @@ LABELS = {
     "pai_adapted": "the same through pydantic-ai's AGUIAdapter, encoded",
 }
 PACKAGES = ("ag-ui-openai-agents", "openai-agents", "pydantic-ai-slim", "ag-ui-protocol")
-PACKAGES += ("pydantic", "fastapi", "uvicorn", "httpx")
+PACKAGES += ("pydantic", "fastapi", "uvicorn", "httptools", "uvloop", "httpx")
 
 
 def _version(name: str) -> str:
