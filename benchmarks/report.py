@@ -96,7 +96,8 @@ def concurrency_table(report: ConcurrencyReport) -> list[str]:
         ("model token to client receipt, p50 / p90 / p99 / max ms", _latency(r.latency_ms)),
         ("request to first event, median (max) ms", _pair(r.first_event_ms, "median", "max")),
         ("server CPU during the load", f"{r.server_cpu_s:.2f} s ({r.server_cpu_s / wall:.0%})"),
-        ("load generator CPU", f"{r.load_cpu_s:.2f} s ({r.load_cpu_s / wall:.0%})"),
+        ("load generators' CPU", f"{r.load_cpu_s:.2f} s ({r.load_cpu_s / wall:.0%}), "
+         f"{r.clients} processes"),
         ("server RSS idle, peak", f"{r.server_rss_idle_mb:.1f} MB, {r.server_rss_peak_mb:.1f} MB"),
         ("memory per open stream", f"{r.kb_per_open_stream:.1f} KB"),
         ("errors", f"{r.errors} {'; '.join(r.error_kinds)}".strip()),
@@ -109,7 +110,7 @@ def concurrency_table(report: ConcurrencyReport) -> list[str]:
 SWEEP_COLUMNS = (
     "uvicorn", "streams", "tokens/s per stream, median (min)", "tokens/s in all (offered)",
     "added latency p50 / p99 ms", "first event median ms", "server CPU", "server µs per token",
-    "load generator CPU", "KB per open stream", "errors",
+    "load generators' CPU (processes)", "KB per open stream", "errors",
 )  # fmt: skip
 
 
@@ -127,7 +128,8 @@ def concurrency_sweep_table(reports: list[ConcurrencyReport]) -> list[str]:
             f"{r.first_event_ms['median']:.1f}" if r.first_event_ms else "n/a",
             f"{r.server_cpu_s / wall:.0%}",
             f"{r.server_cpu_s * 1e6 / max(r.tokens_received, 1):.0f}",
-            f"{r.load_cpu_s / wall:.0%}", f"{r.kb_per_open_stream:.0f}", str(r.errors),
+            f"{r.load_cpu_s / wall:.0%} ({r.clients})", f"{r.kb_per_open_stream:.0f}",
+            str(r.errors),
         ]  # fmt: skip
         lines.append("| " + " | ".join(cells) + " |")
     return lines
