@@ -41,7 +41,10 @@ def test_per_token_reports_every_side_and_the_ratio() -> None:
         assert report.first_event_ms[name].median > 0, name
         assert report.first_token_ms[name].median >= report.first_event_ms[name].low, name
     assert report.ours_added_us is not None and report.pai_added_us is not None
-    assert report.ratio is not None and math.isfinite(report.ratio.median)
+    # At this size noise can leave no repetition in which pydantic-ai's adapter added CPU.
+    positive = report.pai_added_us.high > 0
+    assert (report.ratio is not None) == positive
+    assert report.ratio is None or math.isfinite(report.ratio.median)
     text = "\n".join(per_token_table(report))
     assert "ours / pydantic-ai's" in text and "nan" not in text
 
