@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .concurrency import measure_concurrency
 from .per_token import measure_memory, measure_per_token
-from .report import concurrency_table, environment, memory_table, per_token_table
+from .report import concurrency_sweep_table, environment, memory_table, per_token_table
+from .serve import SERVERS
 from .sides import pydantic_ai_version
 
 __all__ = ["Sizes", "main", "run"]
@@ -27,7 +28,8 @@ class Sizes:
     tokens: int
     repetitions: int
     memory_tokens: int
-    streams: int
+    streams: tuple[int, ...]
+    """The concurrent loads, each run on both uvicorn configurations."""
     stream_tokens: int
     rate: float
     ramp: float
@@ -35,12 +37,12 @@ class Sizes:
     @classmethod
     def quick(cls) -> Sizes:
         """About a minute on 2 cores."""
-        return cls(300, 5, 2_000, 50, 40, 20.0, 1.0)
+        return cls(300, 5, 2_000, (50,), 40, 20.0, 1.0)
 
     @classmethod
     def full(cls) -> Sizes:
         """The sizes of results.md: a few minutes on 2 cores."""
-        return cls(2_000, 15, 10_000, 500, 100, 20.0, 2.0)
+        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0)
 
 
 def run(sizes: Sizes, *, concurrency: bool = True) -> str:
@@ -55,12 +57,24 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
     lines += ["", "## Memory per stream", ""]
     lines += memory_table(measure_memory(sizes.memory_tokens, with_pai=with_pai))
     if concurrency:
-        report = measure_concurrency(
-            sizes.streams, sizes.stream_tokens, sizes.rate, ramp=sizes.ramp
-        )
+        reports = [
+            measure_concurrency(
+                streams, sizes.stream_tokens, sizes.rate, ramp=sizes.ramp, server_kind=kind
+            )
+            for kind in SERVERS
+            for streams in sizes.streams
+        ]
         lines += ["", "## Concurrent paced streams on one uvicorn process", ""]
-        lines += concurrency_table(report)
+        lines += _load_sizes(sizes) + concurrency_sweep_table(reports)
     return "\n".join(lines) + "\n"
+
+
+def _load_sizes(sizes: Sizes) -> list[str]:
+    return [
+        f"Each stream: {sizes.stream_tokens} tokens at {sizes.rate:g} tokens/s; the streams "
+        f"start evenly over {sizes.ramp:g} s.",
+        "",
+    ]
 
 
 def main() -> None:
@@ -68,12 +82,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="AG-UI adapter benchmarks")
     parser.add_argument("--full", action="store_true", help="the sizes of results.md")
     parser.add_argument("--no-concurrency", action="store_true", help="skip the server load")
-    parser.add_argument("--streams", type=int, help="concurrent streams (overrides the size)")
+    parser.add_argument(
+        "--streams", type=int, nargs="+", help="concurrent stream counts (override the sizes)"
+    )
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
     sizes = Sizes.full() if args.full else Sizes.quick()
     if args.streams:
-        sizes.streams = args.streams
+        sizes.streams = tuple(args.streams)
     text = run(sizes, concurrency=not args.no_concurrency)
     print(text)
     if args.out:

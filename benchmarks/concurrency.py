@@ -1,11 +1,12 @@
 """Many concurrent network-paced streams on one uvicorn process.
 
 The app of `serve.py` runs in a uvicorn process of its own; the load generator of `load.py`
-runs in another. While the load runs, the server's CPU time and resident memory are read from
-`/proc` every 0.1 s. Reported: the token rate held (per stream and in all, against the model's
-pace), the delay from the model's token to the client's receipt (p50, p99), the server's CPU,
-its memory per open stream (peak RSS during the load minus its RSS before, per stream), the
-load generator's CPU, and errors. Loopback only; bounded by the stream count and a timeout.
+runs in two others, each with half of the streams. While the load runs, the server's CPU time
+and resident memory are read from `/proc` every 0.1 s. Reported: the token rate held (per
+stream and in all, against the model's pace), the delay from the model's token to the client's
+receipt (p50, p99), the server's CPU, its memory per open stream (peak RSS during the load
+minus its RSS before, per stream), the load generators' CPU (summed), and errors. Loopback
+only; bounded by the stream count and a timeout.
 """
 
 from __future__ import annotations
@@ -24,9 +25,13 @@ from typing import Any
 
 import httpx
 
+from .load import percentiles
+
 __all__ = ["ConcurrencyReport", "measure_concurrency"]
 
 ROOT = Path(__file__).resolve().parents[1]
+LOAD_PROCESSES = 2
+"""One httpx client in one process cannot read 500 streams' lines on time on its own."""
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -39,6 +44,10 @@ class ConcurrencyReport:
     rate: float
     """Tokens per second of each stream, as the model paces them."""
     ramp_s: float
+    server: str = "h11"
+    """uvicorn's HTTP implementation and loop: "h11" (asyncio) or "standard" (httptools, uvloop)."""
+    clients: int = 1
+    """Load generator processes, each with its share of the streams."""
     wall_s: float = 0.0
     tokens_received: int = 0
     stream_rate: dict[str, float] = field(default_factory=dict)
@@ -86,14 +95,41 @@ def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 30
     raise RuntimeError("the server did not answer its health check")
 
 
-def _run_load(url: str, streams: int, ramp: float, timeout: float) -> dict[str, Any]:
+def _load_args(url: str, streams: int, ramp: float, timeout: float) -> list[str]:
     args = [sys.executable, "-m", "benchmarks.load", "--url", url, "--streams", str(streams)]
-    args += ["--ramp", str(ramp), "--timeout", str(timeout)]
-    done = subprocess.run(
-        args, cwd=ROOT, capture_output=True, text=True, timeout=timeout + 60, check=True
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    return [*args, "--ramp", str(ramp), "--timeout", str(timeout)]
+
+
+def _run_load(
+    url: str, streams: int, ramp: float, timeout: float, clients: int = 1
+) -> dict[str, Any]:
+    """Run the load from `clients` processes at once, each with its share of the streams."""
+    shares = [streams // clients + (i < streams % clients) for i in range(clients)]
+    running = [
+        subprocess.Popen(
+            _load_args(url, share, ramp, timeout), cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        for share in shares
+        if share
+    ]
+    outputs = [process.communicate(timeout=timeout + 60)[0] for process in running]
+    if any(process.returncode for process in running):
+        raise RuntimeError("a load generator failed")
+    return _merge([json.loads(output) for output in outputs])
+
+
+def _merge(loads: list[dict[str, Any]]) -> dict[str, Any]:
+    """One summary of several load generators' (their clocks start within a few ms)."""
+    latencies = sorted(v for load in loads for v in load["latencies_ms"])
+    return {
+        "wall_s": max(load["wall_s"] for load in loads),
+        "cpu_s": sum(load["cpu_s"] for load in loads),
+        "tokens": sum(load["tokens"] for load in loads),
+        "latency_ms": percentiles(latencies),
+        "errors": sum(load["errors"] for load in loads),
+        "error_kinds": sorted({kind for load in loads for kind in load["error_kinds"]})[:5],
+        "streams": [stream for load in loads for stream in load["streams"]],
+    }
 
 
 def _sample_while(pid: int, running: threading.Event, peaks: list[float]) -> None:
@@ -102,19 +138,28 @@ def _sample_while(pid: int, running: threading.Event, peaks: list[float]) -> Non
         time.sleep(0.1)
 
 
-def _start_server(port: int, tokens: int, interval: float) -> subprocess.Popen[bytes]:
+def _start_server(port: int, tokens: int, interval: float, server: str) -> subprocess.Popen[bytes]:
     args = [sys.executable, "-m", "benchmarks.serve", "--port", str(port)]
     args += ["--tokens", str(tokens), "--interval", str(interval)]
+    args += ["--standard"] if server == "standard" else []
     return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
 def measure_concurrency(
-    streams: int, tokens: int, rate: float, *, ramp: float = 1.0, timeout: float = 120.0
+    streams: int,
+    tokens: int,
+    rate: float,
+    *,
+    ramp: float = 1.0,
+    timeout: float = 120.0,
+    server_kind: str = "h11",
+    clients: int = LOAD_PROCESSES,
 ) -> ConcurrencyReport:
-    """Serve, warm up with a few streams, then run the load and read the server meanwhile."""
+    """Serve, warm up with a few streams, then run the load (from `clients` processes) and
+    read the server meanwhile."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/agent"
-    server = _start_server(port, tokens, 1.0 / rate)
+    server = _start_server(port, tokens, 1.0 / rate, server_kind)
     try:
         _wait_healthy(url, server)
         _run_load(url, min(streams, 5), 0.0, timeout)
@@ -124,7 +169,7 @@ def measure_concurrency(
         sampler = threading.Thread(target=_sample_while, args=(server.pid, running, peaks))
         sampler.start()
         try:
-            load = _run_load(url, streams, ramp, timeout)
+            load = _run_load(url, streams, ramp, timeout, clients)
         finally:
             running.clear()
             sampler.join()
@@ -132,7 +177,7 @@ def measure_concurrency(
     finally:
         server.terminate()
         server.wait(timeout=30)
-    report = ConcurrencyReport(streams=streams, tokens=tokens, rate=rate, ramp_s=ramp)
+    report = ConcurrencyReport(streams, tokens, rate, ramp, server=server_kind, clients=clients)
     report.server_cpu_s = cpu_after - cpu_before
     report.server_rss_idle_mb, report.server_rss_peak_mb = idle, max(peaks)
     report.kb_per_open_stream = (max(peaks) - idle) * 1024 / max(streams, 1)

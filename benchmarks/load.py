@@ -4,7 +4,8 @@
 
 opens `streams` AG-UI runs (one httpx async client), started evenly over `ramp` seconds,
 reads every SSE line, and prints one JSON object: per token the delay from the model's stamp
-to its receipt here, per stream its tokens, timing and outcome, and this process's CPU time.
+to its receipt here (sorted, and its percentiles), per stream its tokens, timing and outcome,
+and this process's CPU time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["BODY", "StreamOutcome", "main", "run_load"]
+__all__ = ["BODY", "StreamOutcome", "main", "percentiles", "run_load"]
 
 BODY = {
     "threadId": "thread_1", "runId": "run_1", "state": None, "tools": [], "context": [],
@@ -99,14 +100,16 @@ def _summary(outcomes: list[StreamOutcome], wall: float, cpu: float) -> dict[str
         "wall_s": wall,
         "cpu_s": cpu,
         "tokens": sum(o.tokens for o in outcomes),
-        "latency_ms": _percentiles(latencies),
+        "latency_ms": percentiles(latencies),
+        "latencies_ms": latencies,
         "errors": len(errors),
         "error_kinds": sorted(set(errors))[:5],
         "streams": [{k: v for k, v in asdict(o).items() if k != "latencies_ms"} for o in outcomes],
     }
 
 
-def _percentiles(values: list[float]) -> dict[str, float]:
+def percentiles(values: list[float]) -> dict[str, float]:
+    """p50, p90, p99 and max of sorted `values` (empty when there are none)."""
     if not values:
         return {}
     cuts = statistics.quantiles(values, n=100, method="inclusive") if len(values) > 1 else []

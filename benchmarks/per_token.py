@@ -99,7 +99,8 @@ def measure_per_token(
     if with_pai:
         pai = _added(got, "pai_bare", "pai_adapted")
         report.pai_added_us = spread([v * per_token for v in pai])
-        report.ratio = spread([o / p for o, p in zip(ours, pai, strict=True) if p > 0])
+        ratios = [o / p for o, p in zip(ours, pai, strict=True) if p > 0]
+        report.ratio = spread(ratios) if ratios else None  # None: no repetition to divide by
     return report
 
 

@@ -1,10 +1,11 @@
 """The served app of the concurrency benchmark: the FastAPI shortcut on a paced token model.
 
-    python -m benchmarks.serve --port 8765 --tokens 100 --interval 0.05
+    python -m benchmarks.serve --port 8765 --tokens 100 --interval 0.05 [--standard]
 
 serves `POST /agent` (and `GET /agent/health`) with uvicorn, one process, loopback only.
 Every run streams `tokens` text deltas `interval` seconds apart, each stamped with the
-wall-clock time the model yielded it.
+wall-clock time the model yielded it. uvicorn speaks HTTP with h11 on asyncio's event loop,
+or, with `--standard`, with httptools on uvloop (what `uvicorn[standard]` installs).
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_end
 
 from .models import run_config
 
-__all__ = ["PATH", "create_app", "main"]
+__all__ = ["PATH", "SERVERS", "create_app", "main"]
 
 PATH = "/agent"
+SERVERS = {
+    "h11": {"http": "h11", "loop": "asyncio"},
+    "standard": {"http": "httptools", "loop": "uvloop"},
+}
+"""uvicorn's HTTP implementation and event loop, by name."""
 
 
 def create_app(tokens: int, interval: float) -> FastAPI:
@@ -42,9 +48,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--interval", type=float, default=0.05)
+    parser.add_argument("--standard", action="store_true", help="httptools on uvloop")
     args = parser.parse_args()
     app = create_app(args.tokens, args.interval)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", backlog=4096)
+    server = SERVERS["standard" if args.standard else "h11"]
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", backlog=4096, **server)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.concurrency import measure_concurrency
 from benchmarks.per_token import measure_memory, measure_per_token
-from benchmarks.report import concurrency_table, memory_table, per_token_table
+from benchmarks.report import (
+    concurrency_sweep_table,
+    concurrency_table,
+    memory_table,
+    per_token_table,
+)
 from benchmarks.sides import pydantic_ai_version
 
 needs_pydantic_ai = pytest.mark.skipif(
@@ -36,7 +41,10 @@ def test_per_token_reports_every_side_and_the_ratio() -> None:
         assert report.first_event_ms[name].median > 0, name
         assert report.first_token_ms[name].median >= report.first_event_ms[name].low, name
     assert report.ours_added_us is not None and report.pai_added_us is not None
-    assert report.ratio is not None and math.isfinite(report.ratio.median)
+    # At this size noise can leave no repetition in which pydantic-ai's adapter added CPU.
+    positive = report.pai_added_us.high > 0
+    assert (report.ratio is not None) == positive
+    assert report.ratio is None or math.isfinite(report.ratio.median)
     text = "\n".join(per_token_table(report))
     assert "ours / pydantic-ai's" in text and "nan" not in text
 
@@ -56,8 +64,10 @@ def test_memory_reports_a_peak_per_side() -> None:
     assert len(memory_table(report)) == 4 + len(report.peak_kb)
 
 
-def test_concurrent_streams_all_arrive_without_error() -> None:
-    report = measure_concurrency(4, 5, 50.0, ramp=0.1, timeout=60.0)
+@pytest.mark.parametrize("server_kind", ["h11", "standard"])
+def test_concurrent_streams_all_arrive_without_error(server_kind: str) -> None:
+    report = measure_concurrency(4, 5, 50.0, ramp=0.1, timeout=60.0, server_kind=server_kind)
+    assert report.server == server_kind
     assert report.errors == 0, report.error_kinds
     assert report.tokens_received == 4 * 5
     assert report.latency_ms["p50"] >= 0 and report.latency_ms["p99"] >= report.latency_ms["p50"]
@@ -66,3 +76,5 @@ def test_concurrent_streams_all_arrive_without_error() -> None:
     assert report.server_rss_peak_mb >= report.server_rss_idle_mb > 0
     assert report.first_event_ms["median"] > 0
     assert any(line.startswith("| errors | 0") for line in concurrency_table(report))
+    sweep = concurrency_sweep_table([report])
+    assert len(sweep) == 3 and sweep[2].startswith("| ") and sweep[2].endswith(" | 0 |")

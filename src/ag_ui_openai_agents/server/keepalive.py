@@ -10,6 +10,10 @@ is the last item.
 The source runs from start to end in one task, created in ``context`` when given: context
 variables it sets stay visible across its steps, and the ones in ``context`` (a run's log ids)
 are visible to it and to every task it starts.
+
+Handing an event over costs one future: the source's task appends it to a bounded buffer and
+wakes the consumer. The keepalive clock is one timer per stream that is moved only when it
+fires (at most once per ``keepalive_seconds``), not a timer per event.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import enum
+from collections import deque
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -48,16 +53,89 @@ class _End:
     error: Exception | None = None
 
 
-async def _produce(source: AsyncGenerator[T, None], queue: asyncio.Queue[Any]) -> None:
-    """Move the source's items into the bounded queue, then its end (or failure)."""
+class _Buffer(Generic[T]):
+    """The source's items on their way to one consumer, and the consumer's keepalive clock.
+
+    The consumer waits on a future of its own that an item, the end of the source's task, the
+    stop signal or the keepalive timer completes. The timer is scheduled for the end of the
+    consumer's current silent wait; when it fires after that wait ended, it is moved to the
+    end of the wait in progress, if any.
+    """
+
+    def __init__(self, keepalive_seconds: float | None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._keepalive = keepalive_seconds
+        self.items: deque[T | _End] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._room: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0
+        self._silent = False
+
+    async def put(self, item: T | _End) -> None:
+        """Append ``item`` once there is room (the consumer holds the source back)."""
+        while len(self.items) >= BUFFERED_ITEMS:
+            self._room = self._loop.create_future()
+            await self._room
+        self.items.append(item)
+        self.wake()
+
+    def take(self) -> T | _End:
+        """The oldest item (there must be one); it makes room for the source."""
+        item = self.items.popleft()
+        room = self._room
+        if room is not None and not room.done():
+            room.set_result(None)
+        return item
+
+    def wake(self, *_: object) -> None:
+        """End the consumer's wait, if it is waiting."""
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> bool:
+        """Wait until woken; True when it was ``keepalive_seconds`` of silence."""
+        self._waiter = self._loop.create_future()
+        self._silent = False
+        if self._keepalive is not None:
+            self._due = self._loop.time() + self._keepalive
+            if self._timer is None:
+                self._timer = self._loop.call_at(self._due, self._tick, self._due)
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+        return self._silent
+
+    def _tick(self, due: float) -> None:
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return  # the consumer is busy; its next wait starts the clock again
+        if due == self._due:
+            self._silent = True
+            waiter.set_result(None)
+        else:
+            self._timer = self._loop.call_at(self._due, self._tick, self._due)
+
+    def close(self) -> None:
+        """Drop the timer (it would hold the buffer until it fires)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+async def _produce(source: AsyncGenerator[T, None], buffer: _Buffer[T]) -> None:
+    """Move the source's items into the buffer, then its end (or failure)."""
     async with aclosing(source):
         try:
             async for item in source:
-                await queue.put(item)
+                await buffer.put(item)
         except Exception as exc:
-            await queue.put(_End(exc))
+            await buffer.put(_End(exc))
             return
-    await queue.put(_End())
+    await buffer.put(_End())
 
 
 def _start(coroutine: Any, context: contextvars.Context | None) -> asyncio.Task[None]:
@@ -93,44 +171,34 @@ async def paced(
     The source's exception is raised here after its last item. Closing this generator (the
     client went away) cancels the source and closes it.
     """
-    queue: asyncio.Queue[T | _End] = asyncio.Queue(maxsize=BUFFERED_ITEMS)
-    producer = _start(_produce(source, queue), context)
+    buffer: _Buffer[T] = _Buffer(keepalive_seconds)
+    producer = _start(_produce(source, buffer), context)
     producer.add_done_callback(_mark_retrieved)
-    getter: asyncio.Task[T | _End] | None = None
+    producer.add_done_callback(buffer.wake)
     stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
-    watched: set[asyncio.Future[Any]] = {producer} | ({stopper} if stopper else set())
+    if stopper is not None:
+        stopper.add_done_callback(buffer.wake)
     try:
         while True:
             if stop is not None and stop.is_set():
                 await _stop(producer)
                 yield Pause.STOPPED
                 return
-            if getter is None:
-                if queue.empty():
-                    getter = asyncio.ensure_future(queue.get())
-                    continue
-                item = queue.get_nowait()
-            else:
-                done, _ = await asyncio.wait(
-                    {getter} | watched,
-                    timeout=keepalive_seconds,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if getter not in done:
-                    if producer in done:
-                        producer.result()  # cancelled from outside, or a BaseException
-                        watched.discard(producer)  # it ended well: its end is in the queue
-                    elif not done:
-                        yield Pause.KEEPALIVE
-                    continue
-                item, getter = getter.result(), None
+            if not buffer.items:
+                if producer.done():
+                    producer.result()  # cancelled from outside, or a BaseException
+                    return  # not reached: a source that ended well left its end behind
+                if await buffer.wait() and not buffer.items:
+                    yield Pause.KEEPALIVE
+                continue
+            item = buffer.take()
             if isinstance(item, _End):
                 if item.error is not None:
                     raise item.error
                 return
             yield item
     finally:
-        for waiter in (getter, stopper):
-            if waiter is not None:
-                waiter.cancel()
+        if stopper is not None:
+            stopper.cancel()
+        buffer.close()
         await _stop(producer)
