@@ -1,10 +1,11 @@
-"""AG-UI Docs Copilot: an agent that answers questions from two documents it reads on demand.
+"""AG-UI Docs Copilot: an agent that answers questions from documentation it reads on demand.
 
 The endpoint is written out in full with :class:`AGUITranslator`, one step after the other:
 RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``EventEncoder``.
 Two tools look things up, one section at a time: ``read_ag_ui_openai_agents_docs`` reads this
-package's README, ``read_ag_ui_protocol_docs`` a short AG-UI protocol summary shipped with the
-examples. Both take an optional ``heading``; without one they list the document's headings.
+package's README and its guides in docs/, ``read_ag_ui_protocol_docs`` a short AG-UI protocol
+summary shipped with the examples. Both take an optional ``heading``; without one they list the
+headings.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from fastapi.responses import StreamingResponse
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "Answers AG-UI integration questions from the package README and a protocol summary."
+DESCRIPTION = "Answers AG-UI integration questions from the package docs and a protocol summary."
 README = Path(__file__).resolve().parents[2] / "README.md"
+PACKAGE_DOCS = (README, *sorted((README.parent / "docs").glob("*.md")))
+"""The package's README, then its guides in docs/: the sections the copilot can read."""
 PROTOCOL_SUMMARY = Path(__file__).resolve().parents[1] / "docs" / "ag_ui_protocol.md"
 logger = logging.getLogger(__name__)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -63,13 +66,13 @@ def _closest_heading(wanted: str, headings: list[str]) -> str | None:
     return best[1] if best[0] > 0 else None
 
 
-def read_section(document: Path, heading: str) -> str:
-    """One section of ``document`` as markdown, or its headings (one per line) when ``heading``
-    is empty or matches none."""
-    text = document.read_text(encoding="utf-8") if document.exists() else ""
+def read_section(documents: tuple[Path, ...], heading: str) -> str:
+    """One section of ``documents`` as markdown, or their headings (one per line) when
+    ``heading`` is empty or matches none."""
+    text = "\n\n".join(d.read_text(encoding="utf-8") for d in documents if d.exists())
     sections = markdown_sections(text)
     if not sections:
-        return f"{document.name} has no sections."
+        return f"{documents[0].name} has no sections."
     listing = "\n".join(sections)
     if not heading.strip():
         return listing
@@ -82,13 +85,14 @@ def read_section(document: Path, heading: str) -> str:
 # Not strict: ``heading`` may be left out, which lists the headings.
 @function_tool(strict_mode=False)
 def read_ag_ui_openai_agents_docs(heading: str = "") -> str:
-    """Read a section of the ag-ui-openai-agents README: installation, the translator, the
-    wrapper, the FastAPI route, tools, shared state, approvals and examples.
+    """Read a section of the ag-ui-openai-agents documentation (its README and guides):
+    installation, the translator, the wrapper, the FastAPI route, client tools, shared state,
+    subagents, approvals, deployment and examples.
 
     Args:
         heading: The section heading to read; leave it out to list the headings.
     """
-    return read_section(README, heading)
+    return read_section(PACKAGE_DOCS, heading)
 
 
 @function_tool(strict_mode=False)
@@ -99,7 +103,7 @@ def read_ag_ui_protocol_docs(heading: str = "") -> str:
     Args:
         heading: The section heading to read; leave it out to list the headings.
     """
-    return read_section(PROTOCOL_SUMMARY, heading)
+    return read_section((PROTOCOL_SUMMARY,), heading)
 
 
 def build_agent(settings: ExampleSettings) -> Agent[Any]:

@@ -47,7 +47,7 @@ def success(run: Run) -> None:
 def readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "README.md"
     path.write_text(README_FIXTURE, encoding="utf-8")
-    monkeypatch.setattr(ag_ui_docs_copilot, "README", path)
+    monkeypatch.setattr(ag_ui_docs_copilot, "PACKAGE_DOCS", (path,))
     return path
 
 

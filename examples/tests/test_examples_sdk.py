@@ -134,14 +134,15 @@ async def test_frontend_tool_stops_the_run(
 
 
 @pytest.mark.parametrize(
-    ("tool", "document"),
+    ("tool", "documents"),
     [
-        ("read_ag_ui_openai_agents_docs", ag_ui_docs_copilot.README),
-        ("read_ag_ui_protocol_docs", ag_ui_docs_copilot.PROTOCOL_SUMMARY),
+        ("read_ag_ui_openai_agents_docs", ag_ui_docs_copilot.PACKAGE_DOCS),
+        ("read_ag_ui_protocol_docs", (ag_ui_docs_copilot.PROTOCOL_SUMMARY,)),
     ],
 )
-async def test_docs_tools_read_the_shipped_documents(tool: str, document: Any) -> None:
-    sections = ag_ui_docs_copilot.markdown_sections(document.read_text(encoding="utf-8"))
+async def test_docs_tools_read_the_shipped_documents(tool: str, documents: Any) -> None:
+    text = "\n\n".join(document.read_text(encoding="utf-8") for document in documents)
+    sections = ag_ui_docs_copilot.markdown_sections(text)
     assert len(sections) > 5, "the document has sections"
     agent = ag_ui_docs_copilot.build_agent(ExampleSettings.offline_demo())
     [found] = [t for t in agent.tools if isinstance(t, FunctionTool) and t.name == tool]
