@@ -11,6 +11,7 @@ and every stream through the stream checker.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -18,14 +19,15 @@ from ag_ui.core import (
     BaseEvent,
     SubagentErrorEvent,
     SubagentStartedEvent,
+    ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, subagent_events
-from support.runs import AguiRun, request, user
-from support.scripted import Call, Text, Turn, TurnUsage
+from ag_ui_openai_agents import AGUITranslator, SharedState, subagent_events, use_shared_state
+from support.runs import AguiRun, _drain, request, user
+from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
 from support.subagent_runs import AgentScripts, run_served, run_translated
 
 ENTRY_POINTS = pytest.mark.parametrize("entry", ["translator", "agent"])
@@ -176,6 +178,56 @@ async def test_failed_hidden_specialist_leaves_only_its_tool_error_result() -> N
     [answer] = result.of(ToolCallResultEvent)
     assert answer.tool_call_id == "call_research" and answer.content
     assert result.events[-1].type.value == "RUN_FINISHED"
+
+
+async def test_hidden_specialists_open_when_the_run_fails_or_stops_leave_no_trace() -> None:
+    """A failed run ends with RUN_ERROR, a cancelled one with RUN_FINISHED, and neither closes
+    a subagent the client never saw."""
+    slow = {
+        "manage": [Turn([Call("research_topic", {"input": "owls"}, call_id="call_research")])],
+        "research": [Turn([Text("A very slow answer.")], delay=0.05)] * 2,
+    }
+    failing = {
+        "manage": slow["manage"],
+        "research": [Turn([Text("Half")], raise_after_events=6)],
+    }
+    agent = Agent(
+        name="Manager",
+        instructions="manage",
+        tools=[
+            RESEARCHER.as_tool(
+                tool_name="research_topic",
+                tool_description="Research.",
+                on_stream=subagent_events,
+                failure_error_function=None,
+            )
+        ],
+    )
+    failed = await run_translated(
+        agent, request(protocol_version=None), AgentScripts(failing), expect_error=True
+    )
+    assert not attributed(failed) and failed.run_error is failed.events[-1]
+    translator = AGUITranslator()
+    run_input = request(protocol_version=None)
+    model = ScriptedResponsesModel(AgentScripts(slow))
+    with use_shared_state(SharedState()) as scope:
+        result, _ = run_streamed(agent, translator.to_openai(run_input).messages, model=model)
+
+    async def cancel_while_the_specialist_answers() -> Any:
+        async for event in translator.to_agui(result, run_input, shared_state=scope):
+            yield event
+            if isinstance(event, ToolCallEndEvent):
+                for _ in range(1000):  # until the specialist's model is answering
+                    if any(c.instructions == "research" for c in model.calls):
+                        break
+                    await asyncio.sleep(0.005)
+                result.cancel()
+
+    events, _ = await _drain(cancel_while_the_specialist_answers(), run_input, False, True)
+    stopped = AguiRun(events, None, result)
+    assert any(c.instructions == "research" for c in model.calls)
+    assert not attributed(stopped) and not stopped.of(SubagentErrorEvent)
+    assert stopped.finished.outcome is None  # a pre-1.0 client gets no cancelled outcome
 
 
 @pytest.mark.parametrize(
