@@ -77,6 +77,7 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
@@ -90,6 +91,11 @@ class OpenAIAgentsAgent:
         ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
         set. Approvals are unsigned only when neither is given: to turn signing off, pass no
         signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
+
+        ``subagents_for_pre_1_0_clients`` streams agents used as tools as subagents to requests
+        without ``protocolVersion`` too; leave it False unless every such client accepts
+        ``SUBAGENT_*`` events (``@ag-ui/client`` 0.0.59, CopilotKit 1.75), see
+        :meth:`AGUITranslator.to_agui`.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -104,6 +110,7 @@ class OpenAIAgentsAgent:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
         )
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
@@ -113,7 +120,12 @@ class OpenAIAgentsAgent:
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
-        return agent_capabilities(self.agent, name=self.name, description=self.description)
+        return agent_capabilities(
+            self.agent,
+            name=self.name,
+            description=self.description,
+            subagents_for_pre_1_0_clients=self.lifecycle.subagents_for_pre_1_0_clients,
+        )
 
     async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.

@@ -101,6 +101,7 @@ class Lifecycle:
     run_error_message: str | None = None
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
+    subagents_for_pre_1_0_clients: bool = False
 
     def keywords(self) -> dict[str, Any]:
         """The options as ``to_agui``'s keyword arguments."""
@@ -147,6 +148,7 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
@@ -157,7 +159,11 @@ class AGUITranslator:
 
         ``shared_state`` is the :class:`SharedState` the run was started with
         (``use_shared_state``): each change streams as a STATE_SNAPSHOT as soon as it is made,
-        and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
+        and agents used as tools with ``on_stream=subagent_events`` stream as subagents: to a
+        request that declares AG-UI 1.0 (``protocolVersion`` 1.x), and to one without
+        ``protocolVersion`` only when ``subagents_for_pre_1_0_clients`` is True (the clients
+        behind it accept ``SUBAGENT_*`` events, as ``@ag-ui/client`` 0.0.59 does). Otherwise
+        each agent tool streams as one tool call and its result.
         """
         options = Lifecycle(
             start_custom_event=start_custom_event,
@@ -169,6 +175,7 @@ class AGUITranslator:
             run_error_message=run_error_message,
             resumed=resumed,
             shared_state=shared_state,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
         )
         return _Run(self.outbound_cls(run_input), events, options).events()
 
@@ -188,7 +195,8 @@ class _Run:
         self.stream = stream
         state = options.shared_state
         if state is not None:
-            engine.attach_subagent_sink(state.subagents)
+            shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
+            engine.attach_subagent_sink(state.subagents, shown=shown)
         self.source: AsyncGenerator[list[StreamEvent], None] | None = None
         if stream is not None:
             self.source = (
@@ -359,6 +367,16 @@ class _Run:
         closer = getattr(self.stream, "aclose", None)
         if result is not None and closer is not None:
             await closer()
+
+
+def _declares_1_0(run_input: RunAgentInput) -> bool:
+    """Whether the request comes from a client of AG-UI 1.x (``protocolVersion`` "1" or "1.…").
+
+    Clients older than 1.0 send no ``protocolVersion``; some of them (``@ag-ui/client`` 0.0.57,
+    which CopilotKit 1.61 and the Dojo pin) reject ``SUBAGENT_*`` events and end the run.
+    """
+    version = run_input.protocol_version
+    return version is not None and version.split(".", 1)[0].strip() == "1"
 
 
 def _history_call_ids(run_input: RunAgentInput) -> set[str]:
