@@ -109,6 +109,8 @@ def agent_capabilities(
             supported=True,
             approvals=approvals,
             interrupts=approvals,
+            # Approval interrupts accept editedArgs (checked against the tool's schema).
+            approve_with_edits=approvals,
         ),
         custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
     )
