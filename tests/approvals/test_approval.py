@@ -357,7 +357,9 @@ async def test_new_user_message_instead_of_an_answer_keeps_the_call_open() -> No
     assert ledger.runs == []
     assert resumed.events == []
     assert resumed.open_interrupts == [
-        approval_interrupt("call_1", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS)
+        approval_interrupt(
+            "call_1", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
     assert resumed.run_input.messages == history  # the new message waits for the decision
     assert model.call_count == 0
@@ -507,7 +509,9 @@ async def test_reused_call_id_is_matched_by_position() -> None:
     resumed = await resume_tool_calls(agent, request(history))
 
     assert resumed.open_interrupts == [
-        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS)
+        approval_interrupt(
+            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
 
     approved = await resume_tool_calls(agent, request(history, resume=[approve("call_x")]))
@@ -537,7 +541,9 @@ async def test_resume_entry_answers_the_latest_open_call_of_its_id() -> None:
 
     assert ledger.runs == [("issue_refund", "call_x", "2", "support")]
     assert resumed.open_interrupts == [
-        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS)
+        approval_interrupt(
+            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
 
 
