@@ -18,8 +18,10 @@ from ag_ui.core import (
     AgentCapabilities,
     AssistantMessage,
     FunctionCall,
+    MessagesSnapshotEvent,
     ResumeEntry,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     ToolCall,
     UserMessage,
@@ -29,6 +31,9 @@ from agents import Agent, function_tool
 from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from support.http import app_with, asgi_client, wrapper_for
+from support.invariants import check_stream
+from support.mcp import FakeMCPServer
+from support.scripted import Call, ScriptedResponsesModel, Text, Turn
 from support.signed_approvals import (
     SECRET,
     TOOL,
@@ -379,3 +384,48 @@ async def test_capabilities_declare_approve_with_edits(tools: list[Any], expecte
     assert caps.human_in_the_loop is not None
     assert caps.human_in_the_loop.approve_with_edits is expected
     assert caps.human_in_the_loop.interrupts is expected
+
+
+# --------------------------------------------------------------------------- MCP server tools
+
+
+async def collect(wrapper: Any, run_input: Any) -> list[Any]:
+    events = [event async for event in wrapper.run_streamed(run_input)]
+    check_stream(events, run_input=run_input, pre_1_0=run_input.protocol_version is None)
+    return events
+
+
+async def test_an_mcp_tool_is_edited_with_its_server_schema(protocol: str | None) -> None:
+    server = FakeMCPServer("billing", ["issue_refund"], require_approval="always")
+    agent = Agent(name="support", instructions="Refund.", mcp_servers=[server])
+    model = ScriptedResponsesModel(
+        [Turn([Call("issue_refund", {"order_id": "1"}, call_id="call_mcp")]), Turn([Text("Done.")])]
+    )
+    wrapper = wrapper_for(agent, model)
+    first = make_request([UserMessage(id="user-1", content="Refund 1")], protocol_version=protocol)
+
+    paused = await collect(wrapper, first)
+
+    finished = paused[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    [interrupt] = finished.outcome.interrupts
+    assert interrupt.response_schema is not None
+    edits_schema = interrupt.response_schema["properties"]["editedArgs"]
+    assert edits_schema["properties"]["order_id"]["type"] == "string"
+    [snapshot] = [e for e in paused if isinstance(e, MessagesSnapshotEvent)]
+    payload = {"approved": True, "editedArgs": {"order_id": "2"}}
+    second = make_request(
+        snapshot.messages,
+        run_id="run-2",
+        protocol_version=protocol,
+        resume=[answer(interrupt.id, payload)],
+    )
+
+    resumed = await collect(wrapper, second)
+
+    assert server.calls == [("issue_refund", {"order_id": "2"})]
+    assert json.loads(function_call(model.calls[-1].input, "call_mcp")["arguments"]) == {
+        "order_id": "2"
+    }
+    assert isinstance(resumed[-1], RunFinishedEvent)
