@@ -127,6 +127,8 @@ def agent_capabilities(
             supported=True,
             approvals=approvals,
             interrupts=approvals,
+            # Approval interrupts accept editedArgs (checked against the tool's schema).
+            approve_with_edits=approvals,
         ),
         custom=_custom(subagents, subagents_for_pre_1_0_clients),
     )

@@ -36,6 +36,7 @@ from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
+from ag_ui_openai_agents.approvals.tools import paused_params_schemas
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
@@ -266,13 +267,13 @@ class _Run:
         return out
 
     def _refused(self, resumed: ResumedToolCalls) -> RunErrorEvent:
-        """End a request whose approvals were refused: nothing ran, the message says why."""
+        """End a request whose answers were refused (a failed signature, a malformed decision):
+        nothing ran, the calls stay open, the message says why."""
         message = resumed.refusal_message or ""
         if not self.options.emit_run_error:
             raise ApprovalRefusedError(message)
-        return RunErrorEvent(
-            message=message, code=APPROVAL_REFUSED_CODE, usage=self.engine.token_usage()
-        )
+        code = resumed.refusal_code or APPROVAL_REFUSED_CODE
+        return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
 
     def _state_change(self) -> list[BaseEvent]:
         """A STATE_SNAPSHOT when the shared state changed since the last one."""
@@ -289,7 +290,7 @@ class _Run:
                 yield event
         for event in engine.finish() + self._state_change():
             yield event
-        interrupts = self._interrupts()
+        interrupts = await self._interrupts()
         state = await _resolve(options.final_state)
         if state is not None:
             yield StateSnapshotEvent(snapshot=state)
@@ -300,18 +301,20 @@ class _Run:
             yield custom
         yield self._run_finished(interrupts)
 
-    def _interrupts(self) -> list[Interrupt]:
+    async def _interrupts(self) -> list[Interrupt]:
         """The resume's undecided approvals, then the run's own (not its client tool calls)."""
         resumed, result, engine = self.options.resumed, self.result, self.engine
         interrupts = list(resumed.open_interrupts) if resumed is not None else []
         paused = [] if result is None else result.interruptions
         paused = [item for item in paused if not is_client_tool_approval(item)]
-        if paused:
+        if paused and result is not None:
+            schemas = await paused_params_schemas(paused, result.context_wrapper)
             interrupts += interrupts_from_result(
                 paused,
                 engine.call_ids() | _history_call_ids(engine.run_input),
                 signer=resumed.signer if resumed is not None else None,
                 thread_id=engine.run_input.thread_id,
+                params_schemas=schemas,
             )
         return interrupts
 
