@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -31,7 +31,7 @@ from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_c
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
-from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -77,6 +77,8 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        state_deltas: bool = False,
+        predictive_state: Sequence[PredictState] = (),
     ) -> None:
         """Wrap ``agent``.
 
@@ -90,6 +92,10 @@ class OpenAIAgentsAgent:
         ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
         set. Approvals are unsigned only when neither is given: to turn signing off, pass no
         signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
+
+        ``state_deltas`` and ``predictive_state`` are ``to_agui``'s options of the same names
+        (STATE_DELTA when smaller than a snapshot; ``PredictState`` declarations), and the
+        capabilities document says so.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -104,6 +110,8 @@ class OpenAIAgentsAgent:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
+            state_deltas=state_deltas,
+            predictive_state=tuple(predictive_state),
         )
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
@@ -113,7 +121,13 @@ class OpenAIAgentsAgent:
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
-        return agent_capabilities(self.agent, name=self.name, description=self.description)
+        return agent_capabilities(
+            self.agent,
+            name=self.name,
+            description=self.description,
+            state_deltas=self.lifecycle.state_deltas,
+            predictive_state=self.lifecycle.predictive_state,
+        )
 
     async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.

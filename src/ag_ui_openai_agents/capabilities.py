@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -24,6 +24,7 @@ from agents import Agent, FunctionTool
 from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.tools import handoff_targets
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
+from ag_ui_openai_agents.state import PredictState
 from ag_ui_openai_agents.subagents import streams_as_subagent
 
 
@@ -66,9 +67,17 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
 
 
 def agent_capabilities(
-    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+    agent: Agent[Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    state_deltas: bool = False,
+    predictive_state: Sequence[PredictState] = (),
 ) -> AgentCapabilities:
-    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL.
+
+    AG-UI's capabilities have no field for predictive state: the declarations are listed under
+    ``custom["predictive_state"]``, as the ``PredictState`` event carries them."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
@@ -88,7 +97,7 @@ def agent_capabilities(
             parallel_calls=settings.parallel_tool_calls is not False if settings else True,
             client_provided=True,
         ),
-        state=StateCapabilities(snapshots=True, deltas=False),
+        state=StateCapabilities(snapshots=True, deltas=state_deltas),
         multi_agent=MultiAgentCapabilities(
             supported=bool(agent.handoffs or subagents),
             delegation=bool(subagents) or None,
@@ -110,5 +119,13 @@ def agent_capabilities(
             approvals=approvals,
             interrupts=approvals,
         ),
-        custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
+        custom=_custom(predictive_state),
     )
+
+
+def _custom(predictive_state: Sequence[PredictState]) -> dict[str, Any]:
+    """What AG-UI's capabilities have no field for: hosted call types, predictive state."""
+    custom: dict[str, Any] = {"hosted_call_types": sorted(HOSTED_CALL_TYPES)}
+    if predictive_state:
+        custom["predictive_state"] = [mapping.payload() for mapping in predictive_state]
+    return custom
