@@ -27,6 +27,7 @@ from ag_ui.core import (
 from agents import Agent, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
+from ag_ui_openai_agents.a2ui import A2UI
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities
@@ -79,6 +80,7 @@ class OpenAIAgentsAgent:
         approval_signer: ApprovalSigner | None = None,
         state_deltas: bool = False,
         predictive_state: Sequence[PredictState] = (),
+        a2ui: A2UI | None = None,
     ) -> None:
         """Wrap ``agent``.
 
@@ -96,6 +98,10 @@ class OpenAIAgentsAgent:
         ``state_deltas`` and ``predictive_state`` are ``to_agui``'s options of the same names
         (STATE_DELTA when smaller than a snapshot; ``PredictState`` declarations), and the
         capabilities document says so.
+
+        ``a2ui`` (:class:`~ag_ui_openai_agents.a2ui.A2UI`) serves the requests the A2UI
+        middleware marks (``injectA2UITool``): their render tool is replaced by a
+        ``generate_a2ui`` tool.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -118,6 +124,8 @@ class OpenAIAgentsAgent:
         self.translator = translator or AGUITranslator()
         self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
         """Signs and checks approvals; None when approvals are not signed."""
+        self.a2ui = a2ui
+        """Serves the requests the A2UI middleware marks; None when not served."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -173,8 +181,11 @@ class OpenAIAgentsAgent:
         )
         if resumed.open_interrupts:
             return None, resumed
-        translated = self.translator.to_openai(resumed.run_input)
+        a2ui = self.a2ui.prepare(resumed.run_input) if self.a2ui is not None else None
+        translated = self.translator.to_openai(a2ui.run_input if a2ui else resumed.run_input)
         agent = self._request_agent(translated)
+        if a2ui is not None:
+            agent = a2ui.agent(agent)
         result = Runner.run_streamed(
             agent, input=translated.messages, context=context, run_config=run_config
         )
