@@ -28,7 +28,7 @@ from ag_ui_openai_agents import AGUITranslator, SharedState, use_shared_state
 from ag_ui_openai_agents.a2ui import A2UI, FixedSurface, marked_render_tool
 from support.http import wrapper_for
 from support.invariants import check_stream
-from support.runs import request
+from support.runs import check_prefix, request
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, run_streamed
 from support.state_runs import KINDS, post_run
 
@@ -182,6 +182,27 @@ async def test_a_failed_generation_ends_in_a_failure_the_conversation_goes_on_fr
 
 
 @pytest.mark.parametrize("version", KINDS)
+async def test_no_render_call_and_unreadable_arguments_count_as_failed_attempts(
+    version: str | None,
+) -> None:
+    turns = [
+        Turn([Call("generate_a2ui", {}, call_id="call_gen")]),
+        Turn([Text("I would rather describe it.", id="msg_no_call")]),
+        Turn([Call("render_a2ui", '{"surfaceId": "w", "compo')]),
+        Turn([Text("Sorry, no surface this time.")]),
+    ]
+
+    events, _ = await serve(turns, marked(version), max_attempts=2)
+
+    attempts = result_of(events)["attempts"]
+    assert [[e["code"] for e in a["errors"]] for a in attempts] == [
+        ["empty_components"],
+        ["empty_components"],
+    ]
+    assert attempts[0]["errors"][0]["message"] == "Sub-agent did not call render_a2ui"
+
+
+@pytest.mark.parametrize("version", KINDS)
 async def test_an_update_edits_the_surface_the_history_holds(version: str | None) -> None:
     first, _ = await serve(generation_turns(GOOD), marked(version))
     (snapshot,) = [e for e in first if isinstance(e, MessagesSnapshotEvent)]
@@ -251,6 +272,25 @@ async def test_the_translator_serves_a_marked_request_with_prepare(version: str 
     create = result_of(events)["a2ui_operations"][0]["createSurface"]
     assert create["catalogId"] == "catalog://mine"
     assert len(render_calls(events)) == 1
+
+
+@pytest.mark.parametrize("version", KINDS)
+async def test_a_client_leaving_mid_generation_stops_it(version: str | None) -> None:
+    """The consumer stops reading while the render call streams: the attempt is cancelled and
+    no further attempt or agent turn is started."""
+    model = ScriptedResponsesModel(generation_turns(GOOD, GOOD), delay=0.01)
+    wrapper = wrapper_for(Agent(name="designer"), model, a2ui=A2UI())
+    run_input = marked(version)
+    stream = wrapper.run_streamed(run_input)
+    events: list[BaseEvent] = []
+    async for event in stream:
+        events.append(event)
+        if event.type.value == "TOOL_CALL_ARGS" and event.subagent_run_id is not None:
+            break
+    await stream.aclose()
+
+    check_prefix(events, run_input)
+    assert len(model.calls) == 2
 
 
 # --------------------------------------------------------------------------- fixed surfaces

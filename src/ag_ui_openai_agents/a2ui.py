@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
+import functools
 import json
 import logging
 import threading
@@ -66,6 +68,23 @@ __all__ = ["A2UI", "A2UIRequest", "FixedSurface", "marked_render_tool"]
 logger = logging.getLogger(__name__)
 
 _INBOUND = AGUIToOpenAITranslator()
+_POOL: list[concurrent.futures.ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+_POOL_THREADS = 64
+"""At most this many generations wait on their model at once; more queue for a thread."""
+
+
+def _recovery_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads the toolkit's synchronous retry loop runs in (made on first use)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(
+                concurrent.futures.ThreadPoolExecutor(
+                    max_workers=_POOL_THREADS, thread_name_prefix="a2ui-recovery"
+                )
+            )
+        return _POOL[0]
+
 
 RENDER_TOOL_NAME: str = RENDER_A2UI_TOOL_DEF["function"]["name"]
 """The tool the second model call is forced to call, and the middleware paints from."""
@@ -277,15 +296,20 @@ class _Generation:
             return future.result()
 
         config = self.config
+        recover = functools.partial(
+            run_a2ui_generation_with_recovery,
+            base_prompt=prompt,
+            invoke_subagent=attempt,
+            build_envelope=envelope,
+            catalog=dict(config.catalog) if config.catalog is not None else None,
+            config={"maxAttempts": config.max_attempts},
+        )
+        # The loop's thread waits on this loop for each attempt: its own pool, so waiting
+        # generations never hold the default executor the SDK runs sync tools in. The context
+        # is copied so the attempts stream into this run's subagent sink.
+        context = contextvars.copy_context()
         try:
-            outcome = await asyncio.to_thread(
-                run_a2ui_generation_with_recovery,
-                base_prompt=prompt,
-                invoke_subagent=attempt,
-                build_envelope=envelope,
-                catalog=dict(config.catalog) if config.catalog is not None else None,
-                config={"maxAttempts": config.max_attempts},
-            )
+            outcome = await loop.run_in_executor(_recovery_pool(), context.run, recover)
         except BaseException:
             stopped.set()
             for future in current:
@@ -301,7 +325,10 @@ class _Generation:
         captured: list[dict[str, Any]] = []
 
         async def capture(_: ToolContext[Any], arguments: str) -> str:
-            parsed = json.loads(arguments) if arguments else {}
+            try:
+                parsed = json.loads(arguments) if arguments else {}
+            except ValueError:
+                parsed = {}  # validated as an empty surface, and generated again
             captured.append(parsed if isinstance(parsed, dict) else {})
             return "The surface was rendered."
 
