@@ -104,6 +104,14 @@ async def serve(
 # --------------------------------------------------------------------------- marking
 
 
+def test_the_capabilities_name_the_generating_tool() -> None:
+    agent: Agent[Any] = Agent(name="designer")
+
+    custom: Any = wrapper_for(agent, a2ui=A2UI()).capabilities().custom
+    assert custom["a2ui"] == {"generate_tool": "generate_a2ui"}
+    assert "a2ui" not in (wrapper_for(agent).capabilities().custom or {})
+
+
 def test_a_request_is_marked_by_the_middlewares_flag() -> None:
     assert marked_render_tool(marked("1.0")) == "render_a2ui"
     assert marked_render_tool(marked("1.0", flag="paint_ui")) == "paint_ui"

@@ -135,6 +135,7 @@ class OpenAIAgentsAgent:
             description=self.description,
             state_deltas=self.lifecycle.state_deltas,
             predictive_state=self.lifecycle.predictive_state,
+            a2ui_tool=self.a2ui.tool_name if self.a2ui is not None else None,
         )
 
     async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:

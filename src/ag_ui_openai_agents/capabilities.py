@@ -73,11 +73,14 @@ def agent_capabilities(
     description: str | None = None,
     state_deltas: bool = False,
     predictive_state: Sequence[PredictState] = (),
+    a2ui_tool: str | None = None,
 ) -> AgentCapabilities:
     """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL.
 
-    AG-UI's capabilities have no field for predictive state: the declarations are listed under
-    ``custom["predictive_state"]``, as the ``PredictState`` event carries them."""
+    AG-UI's capabilities have no field for predictive state or A2UI: the declarations are
+    listed under ``custom["predictive_state"]``, as the ``PredictState`` event carries them,
+    and the tool that generates A2UI surfaces (for requests the A2UI middleware marks) under
+    ``custom["a2ui"]``."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
@@ -119,13 +122,15 @@ def agent_capabilities(
             approvals=approvals,
             interrupts=approvals,
         ),
-        custom=_custom(predictive_state),
+        custom=_custom(predictive_state, a2ui_tool),
     )
 
 
-def _custom(predictive_state: Sequence[PredictState]) -> dict[str, Any]:
-    """What AG-UI's capabilities have no field for: hosted call types, predictive state."""
+def _custom(predictive_state: Sequence[PredictState], a2ui_tool: str | None) -> dict[str, Any]:
+    """What AG-UI's capabilities have no field for: hosted call types, predictive state, A2UI."""
     custom: dict[str, Any] = {"hosted_call_types": sorted(HOSTED_CALL_TYPES)}
     if predictive_state:
         custom["predictive_state"] = [mapping.payload() for mapping in predictive_state]
+    if a2ui_tool is not None:
+        custom["a2ui"] = {"generate_tool": a2ui_tool}
     return custom
