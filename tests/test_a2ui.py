@@ -29,7 +29,14 @@ from ag_ui_openai_agents.a2ui import A2UI, FixedSurface, marked_render_tool
 from support.http import wrapper_for
 from support.invariants import check_stream
 from support.runs import check_prefix, request
-from support.scripted import Call, ScriptedResponsesModel, Text, Turn, run_streamed
+from support.scripted import (
+    Call,
+    ScriptedProvider,
+    ScriptedResponsesModel,
+    Text,
+    Turn,
+    run_streamed,
+)
 from support.state_runs import KINDS, post_run
 
 set_tracing_disabled(True)
@@ -150,6 +157,24 @@ async def test_a_marked_request_gets_generate_a2ui_and_the_surface_streams(
     assert operations[0]["createSurface"] == {"surfaceId": "weather", "catalogId": CATALOG_ID}
     assert operations[1]["updateComponents"]["components"] == GOOD["components"]
     assert "a2ui_operations" in json.dumps(final.input[-1])
+
+
+@pytest.mark.parametrize("version", KINDS)
+async def test_the_render_call_runs_on_the_model_a2ui_names(version: str | None) -> None:
+    main = ScriptedResponsesModel(
+        [Turn([Call("generate_a2ui", {}, call_id="call_gen")]), Turn([Text("Done.")])]
+    )
+    renderer = ScriptedResponsesModel([Turn([Call("render_a2ui", GOOD)])], model_name="render")
+    provider = ScriptedProvider({"render-model": renderer}, default=main)
+    wrapper = wrapper_for(
+        Agent(name="designer"), provider=provider, a2ui=A2UI(model="render-model")
+    )
+
+    events = await post_run(wrapper, marked(version))
+
+    assert [len(main.calls), len(renderer.calls)] == [2, 1]
+    assert renderer.calls[0].model_settings.tool_choice == "render_a2ui"
+    assert "a2ui_operations" in result_of(events)
 
 
 @pytest.mark.parametrize("version", KINDS)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import dataclasses
 import functools
 import json
 import logging
@@ -368,11 +369,15 @@ class _Generation:
     async def _stream(self, ctx: ToolContext[Any], renderer: Agent[Any]) -> None:
         """Run ``renderer`` for one turn; its events stream as a subagent of the calling tool."""
         run_config = getattr(ctx, "run_config", None)
+        if not isinstance(run_config, RunConfig):
+            run_config = None
+        elif self.config.model is not None and run_config.model is not None:
+            run_config = dataclasses.replace(run_config, model=None)  # A2UI's model wins
         result = Runner.run_streamed(
             renderer,
             input=list(self.history),
             context=ctx.context,
-            run_config=run_config if isinstance(run_config, RunConfig) else None,
+            run_config=run_config,
             max_turns=1,
         )
         tool_call = getattr(ctx, "tool_call", None)
