@@ -12,14 +12,18 @@ from typing import Any
 
 import pytest
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     Context,
+    FunctionCall,
     MessagesSnapshotEvent,
     RunAgentInput,
     SubagentStartedEvent,
     Tool,
+    ToolCall,
     ToolCallResultEvent,
     ToolCallStartEvent,
+    ToolMessage,
     UserMessage,
 )
 from agents import Agent, function_tool, set_tracing_disabled
@@ -324,6 +328,36 @@ async def test_a_client_leaving_mid_generation_stops_it(version: str | None) -> 
 
     check_prefix(events, run_input)
     assert len(model.calls) == 2
+
+
+@pytest.mark.parametrize("version", KINDS)
+async def test_a_user_action_on_a_surface_reaches_the_agent(version: str | None) -> None:
+    """A click on a surface: the middleware turns ``forwardedProps.a2uiAction`` into a
+    ``log_a2ui_event`` call and its result at the end of the history it forwards."""
+    action = {"name": "book_flight", "surfaceId": "flights", "context": {"flight": "TP 123"}}
+    history = [
+        UserMessage(id="user-1", content="Find flights"),
+        AssistantMessage(
+            id="assistant-1",
+            tool_calls=[
+                ToolCall(
+                    id="action-1",
+                    function=FunctionCall(name="log_a2ui_event", arguments=json.dumps(action)),
+                )
+            ],
+        ),
+        ToolMessage(
+            id="action-1-result",
+            tool_call_id="action-1",
+            content='User performed action "book_flight" on surface "flights".',
+        ),
+    ]
+
+    events, model = await serve([Turn([Text("Booked TP 123.")])], marked(version, *history))
+
+    sent = json.dumps(model.calls[0].input)
+    assert "log_a2ui_event" in sent and "book_flight" in sent
+    assert events[-1].type.value == "RUN_FINISHED"
 
 
 # --------------------------------------------------------------------------- fixed surfaces
