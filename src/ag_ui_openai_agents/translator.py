@@ -12,7 +12,15 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
@@ -29,7 +37,6 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
-    StateSnapshotEvent,
 )
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
@@ -41,7 +48,8 @@ from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, Approval
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
-from ag_ui_openai_agents.state import SharedState
+from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
+from ag_ui_openai_agents.state import PredictState, SharedState
 from ag_ui_openai_agents.subagents import run_events
 
 if TYPE_CHECKING:
@@ -103,6 +111,8 @@ class Lifecycle:
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
     subagents_for_pre_1_0_clients: bool = False
+    state_deltas: bool = False
+    predictive_state: Sequence[PredictState] = ()
 
     def keywords(self) -> dict[str, Any]:
         """The options as ``to_agui``'s keyword arguments."""
@@ -150,6 +160,8 @@ class AGUITranslator:
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
         subagents_for_pre_1_0_clients: bool = False,
+        state_deltas: bool = False,
+        predictive_state: Sequence[PredictState] = (),
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
@@ -165,6 +177,12 @@ class AGUITranslator:
         ``protocolVersion`` only when ``subagents_for_pre_1_0_clients`` is True (the clients
         behind it accept ``SUBAGENT_*`` events, as ``@ag-ui/client`` 0.0.59 does). Otherwise
         each agent tool streams as one tool call and its result.
+        and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
+
+        ``state_deltas`` sends a state change as a STATE_DELTA (RFC 6902 JSON Patch) when that
+        is smaller than the snapshot, once the client holds a snapshot from this run; off, every
+        change is a STATE_SNAPSHOT. ``predictive_state`` lists the :class:`PredictState`
+        declarations: the ``PredictState`` CUSTOM event before each call of those tools.
         """
         options = Lifecycle(
             start_custom_event=start_custom_event,
@@ -177,6 +195,8 @@ class AGUITranslator:
             resumed=resumed,
             shared_state=shared_state,
             subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
+            state_deltas=state_deltas,
+            predictive_state=predictive_state,
         )
         return _Run(self.outbound_cls(run_input), events, options).events()
 
@@ -198,6 +218,11 @@ class _Run:
         if state is not None:
             shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
             engine.attach_subagent_sink(state.subagents, shown=shown)
+        self.state_stream = StateStream(deltas=options.state_deltas)
+        if options.predictive_state:
+            engine.predictions = StatePredictions(
+                options.predictive_state, state, self._state_change
+            )
         self.source: AsyncGenerator[list[StreamEvent], None] | None = None
         if stream is not None:
             self.source = (
@@ -252,7 +277,8 @@ class _Run:
             yield custom
         state = await _resolve(options.initial_state)
         if state is not None:
-            yield StateSnapshotEvent(snapshot=state)
+            for event in self.state_stream.events(state):
+                yield event
 
     def _resumed_events(self) -> list[BaseEvent]:
         """The results of resumed calls, each after the subagent its tool ran (if any)."""
@@ -276,11 +302,11 @@ class _Run:
         return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
 
     def _state_change(self) -> list[BaseEvent]:
-        """A STATE_SNAPSHOT when the shared state changed since the last one."""
+        """A STATE_SNAPSHOT (or STATE_DELTA) when the shared state changed since the last."""
         state = self.options.shared_state
         if state is None or not state.take_change():
             return []
-        return [StateSnapshotEvent(snapshot=state.value)]
+        return self.state_stream.events(state.value)
 
     async def _closing(self) -> AsyncGenerator[BaseEvent, None]:
         """Close what is open, then final state, MESSAGES_SNAPSHOT, end event, RUN_FINISHED."""
@@ -293,7 +319,8 @@ class _Run:
         interrupts = await self._interrupts()
         state = await _resolve(options.final_state)
         if state is not None:
-            yield StateSnapshotEvent(snapshot=state)
+            for event in self.state_stream.events(state):
+                yield event
         if options.emit_messages_snapshot:
             yield engine.messages_snapshot()
         custom = await _custom_event(options.end_custom_event, "end_custom_event")
