@@ -6,16 +6,23 @@ import logging
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
 from agents import RunConfig
 
 from demo_model import offline_run_config
 
-__all__ = ["DEFAULT_MODEL", "ExampleSettings", "approval_secret_from_env", "settings_from_env"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_REASONING_MODEL",
+    "ExampleSettings",
+    "approval_secret_from_env",
+    "settings_from_env",
+]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+DEFAULT_REASONING_MODEL = "gpt-5-mini"
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +40,8 @@ class ExampleSettings:
     run_config: RunConfig | None = None
     approval_secret: tuple[str, ...] | None = None
     """Secrets for signed approvals (the first signs); None leaves approvals unsigned."""
+    reasoning_model: str = DEFAULT_REASONING_MODEL
+    """The model of the examples that show reasoning: one that streams reasoning summaries."""
 
     @property
     def offline(self) -> bool:
@@ -67,10 +76,14 @@ def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettings:
     """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo) and
-    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start)."""
+    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start) and
+    ``OPENAI_REASONING_MODEL``."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+    reasoning = env.get("OPENAI_REASONING_MODEL") or DEFAULT_REASONING_MODEL
     secret = approval_secret_from_env(env)
     if env.get("OPENAI_API_KEY"):
-        return ExampleSettings(model=model, approval_secret=secret)
-    return ExampleSettings.offline_demo(model, approval_secret=secret)
+        return ExampleSettings(model=model, approval_secret=secret, reasoning_model=reasoning)
+    return replace(
+        ExampleSettings.offline_demo(model, approval_secret=secret), reasoning_model=reasoning
+    )
