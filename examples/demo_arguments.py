@@ -104,7 +104,7 @@ def _fill_recipe(
 ) -> dict[str, Any]:
     """A recipe from the demo recipe book, with any choice the user named (a skill level,
     a preference) in place of the book's."""
-    recipe = book_recipe(conversation.user_text)
+    recipe = book_recipe(conversation.user_text, conversation.instructions)
     value: dict[str, Any] = {}
     for key, sub in schema.get("properties", {}).items():
         if _left_out(key, sub, schema, conversation):

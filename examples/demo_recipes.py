@@ -42,7 +42,7 @@ _BOOK: tuple[tuple[frozenset[str], dict[str, Any]], ...] = (
         },
     ),
     (
-        frozenset({"curry", "chicken", "spicy", "indian"}),
+        frozenset({"curry", "chicken", "indian"}),
         {
             "title": "Quick Chicken Curry",
             "skill_level": "Intermediate",
@@ -136,8 +136,13 @@ def is_recipe(properties: Iterable[str]) -> bool:
     return set(properties) >= _RECIPE_KEYS
 
 
-def book_recipe(text: str) -> Mapping[str, Any]:
-    """The recipe whose keywords the text mentions most (a stir-fry when none)."""
-    words = set(significant_words(text))
-    best = max(_BOOK, key=lambda entry: len(entry[0] & words))
-    return best[1] if best[0] & words else _DEFAULT
+def book_recipe(request: str, context: str = "") -> Mapping[str, Any]:
+    """The recipe whose keywords the request mentions most, then the context (the recipe the
+    instructions show, so "improve the recipe" keeps the dish); a stir-fry when none does."""
+    asked, known = set(significant_words(request)), set(significant_words(context))
+
+    def score(entry: tuple[frozenset[str], dict[str, Any]]) -> tuple[int, int]:
+        return len(entry[0] & asked), len(entry[0] & known)
+
+    best = max(_BOOK, key=score)
+    return best[1] if any(score(best)) else _DEFAULT

@@ -103,15 +103,21 @@ def find_hotels(hotel: Literal["Hotel Zoe", "Hotel Zephyr", "The Ritz-Carlton"])
             of rating, price and location).
     """
     chosen = next(h for h in HOTELS if h["name"] == hotel)
-    shared_state().update(hotels=list(HOTELS), itinerary={**_itinerary(), "hotel": chosen})
-    return f"Found {len(HOTELS)} hotels; booked {json.dumps(chosen)}."
+    itinerary = {**_itinerary(), "hotel": chosen}
+    shared_state().update(hotels=list(HOTELS), itinerary=itinerary)
+    flight = itinerary.get("flight")
+    arriving = f" for the {flight['airline']} flight" if isinstance(flight, dict) else ""
+    return f"Found {len(HOTELS)} hotels; booked{arriving}: {json.dumps(chosen)}."
 
 
 @function_tool
 def find_experiences() -> str:
     """Find two restaurants and two activities near the booked hotel."""
     shared_state().update(experiences=list(EXPERIENCES))
-    return "Found: " + "; ".join(f"{e['name']} ({e['type']})" for e in EXPERIENCES) + "."
+    hotel = _itinerary().get("hotel")
+    near = f" near {hotel['name']}" if isinstance(hotel, dict) else ""
+    found = "; ".join(f"{e['name']} ({e['type']})" for e in EXPERIENCES)
+    return f"Found{near}: {found}."
 
 
 class ActiveAgent(AgentHooks[Any]):
