@@ -46,7 +46,9 @@ class Ingredient(BaseModel):
 class Recipe(BaseModel):
     """The whole recipe: every ingredient and every step, not only the changes."""
 
-    title: str | None = Field(description="The recipe's title; null keeps the current one.")
+    title: str | None = Field(
+        default=None, description="The recipe's title; null keeps the current one."
+    )
     skill_level: SkillLevel = Field(description="The skill the recipe needs.")
     cooking_time: CookingTime = Field(description="How long it takes.")
     special_preferences: list[Preference] = Field(description="Dietary and other preferences.")
