@@ -58,7 +58,7 @@ def _dimensions(data: bytes) -> tuple[int, int] | None:
         width, height = struct.unpack("<HH", data[6:10])
         return int(width), int(height)
     index = 2
-    while data.startswith(b"\xff\xd8") and index + 9 < len(data):
+    while data.startswith(b"\xff\xd8") and index + 9 <= len(data):
         if data[index] != 0xFF:
             return None
         marker, length = data[index + 1], int.from_bytes(data[index + 2 : index + 4], "big")
