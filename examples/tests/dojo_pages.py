@@ -101,7 +101,6 @@ def attachment_message(message_id: str, text: str, *, image: bytes | None = None
 
 def attachment_parts_json(text: str) -> list[dict[str, Any]]:
     """The same content as plain JSON, for the real clients' scenarios."""
-    return [
-        part.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for part in attachment_message("m", text).content  # type: ignore[union-attr]
-    ]
+    content = attachment_message("m", text).content
+    assert isinstance(content, list)
+    return [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in content]

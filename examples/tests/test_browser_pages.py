@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from playwright.sync_api import FilePayload
+
 from browser_page import PageSession
 from dojo_pages import NOTES, png
 
@@ -83,12 +85,11 @@ def test_files_are_attached_and_described(session: PageSession) -> None:
     session.pick("agentic_chat_multimodal")
     session.page.get_by_role("button", name="Attach files").wait_for()
     picture = png(64, 48)
-    session.page.get_by_label("Files to attach").set_input_files(
-        [
-            {"name": "photo.png", "mimeType": "image/png", "buffer": picture},
-            {"name": "notes.txt", "mimeType": "text/plain", "buffer": NOTES.encode()},
-        ]
-    )
+    files: list[FilePayload] = [
+        {"name": "photo.png", "mimeType": "image/png", "buffer": picture},
+        {"name": "notes.txt", "mimeType": "text/plain", "buffer": NOTES.encode()},
+    ]
+    session.page.get_by_label("Files to attach").set_input_files(files)
     waiting = session.page.get_by_role("list", name="Files to send").get_by_role("listitem")
     waiting.nth(1).wait_for()
     session.shot("files-attached")

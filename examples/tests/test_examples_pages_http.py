@@ -13,6 +13,7 @@ import pytest
 from ag_ui.core import (
     EventType,
     ReasoningMessage,
+    ReasoningMessageContentEvent,
     RunFinishedSuccessOutcome,
     SubagentStartedEvent,
     ToolMessage,
@@ -52,9 +53,7 @@ async def test_reasoning_streams_before_the_answer_and_returns_with_the_history(
     chat = Chat(client, "/agentic_chat_reasoning", protocol_version=protocol_version)
     run = await chat.say("What is the best car to buy?")
     assert first(run, EventType.REASONING_START) < first(run, EventType.TEXT_MESSAGE_START)
-    reasoning = "".join(
-        e.delta for e in run.events if e.type == EventType.REASONING_MESSAGE_CONTENT
-    )
+    reasoning = "".join(e.delta for e in run.events if isinstance(e, ReasoningMessageContentEvent))
     assert reasoning.startswith("No tool fits this request")
     assert "best car to buy" in run.text
     kept = [m for m in run.snapshot.messages if isinstance(m, ReasoningMessage)]
