@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from support.copilotkit import CopilotRuntimeProcess, ensure_copilotkit, serve_copilot_runtime
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
-from agents_examples import EXAMPLES, ExampleSettings
+from agents_examples import ALIASES, EXAMPLES, ExampleSettings
 from server import create_app
 from test_examples_real_client import SCENARIOS
 
@@ -66,7 +66,7 @@ def upstream() -> Iterator[tuple[str, RecordRunBodies]]:
 
 @pytest.fixture(scope="module")
 def runtime(upstream: tuple[str, RecordRunBodies]) -> Iterator[CopilotRuntimeProcess]:
-    with serve_copilot_runtime(upstream[0], EXAMPLES) as process:
+    with serve_copilot_runtime(upstream[0], [*EXAMPLES, *ALIASES]) as process:
         yield process
 
 

@@ -19,6 +19,7 @@ from server import create_app
 
 SCENARIOS: dict[str, dict[str, Any]] = {
     "agentic_chat": {"turns": [{"user": "Say hello in one sentence."}, {"user": "Once more."}]},
+    "v1_agentic_chat": {"turns": [{"user": "Hello"}, {"user": "Once more."}]},
     "backend_tool_rendering": {"turns": [{"user": "What's the weather in Paris?"}]},
     "human_in_the_loop": {
         "tools": [TASK_STEPS.model_dump(mode="json")],
