@@ -173,8 +173,8 @@ function checkTurn(turn, index) {
   if (kinds.length !== 1) {
     throw new UsageError(`${where} must have exactly one of ${TURN_KINDS.join(", ")}`);
   }
-  if ("user" in turn && typeof turn.user !== "string") {
-    throw new UsageError(`${where}.user must be a string`);
+  if ("user" in turn && typeof turn.user !== "string" && !Array.isArray(turn.user)) {
+    throw new UsageError(`${where}.user must be a string or a list of content parts`);
   }
   if ("toolResult" in turn && !isObject(turn.toolResult)) {
     throw new UsageError(`${where}.toolResult must be an object`);

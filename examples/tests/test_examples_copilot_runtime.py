@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from support.copilotkit import CopilotRuntimeProcess, ensure_copilotkit, serve_copilot_runtime
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
-from agents_examples import EXAMPLES, ExampleSettings
+from agents_examples import ALIASES, EXAMPLES, ExampleSettings
 from server import create_app
 from test_examples_real_client import SCENARIOS, _check_subagents
 
@@ -68,7 +68,7 @@ def upstream() -> Iterator[tuple[str, RecordRunBodies]]:
 
 @pytest.fixture(scope="module")
 def runtime(upstream: tuple[str, RecordRunBodies]) -> Iterator[CopilotRuntimeProcess]:
-    with serve_copilot_runtime(upstream[0], EXAMPLES) as process:
+    with serve_copilot_runtime(upstream[0], [*EXAMPLES, *ALIASES]) as process:
         yield process
 
 
@@ -186,3 +186,25 @@ def test_upstream_failure_reaches_the_client_as_one_run_error(
     assert turn["outcome"]["type"] == "error"
     assert "404" in turn["outcome"]["message"]
     assert any("404" in line for line in logged), "the runtime logs the upstream failure"
+
+
+@pytest.mark.parametrize("name", ["shared_state", "agentic_chat_multimodal"])
+def test_state_and_attachments_pass_through_the_runtime(
+    upstream: tuple[str, RecordRunBodies], runtime: CopilotRuntimeProcess, name: str
+) -> None:
+    """The runtime forwards the page's state and the attachment parts as the page sent them."""
+    _, recorder = upstream
+    thread_id = f"copilotkit-{name}-passthrough"
+    scenario = {"url": runtime.run_url(name), "threadId": thread_id, **SCENARIOS[name]}
+    seen_before = len(recorder.bodies.get(f"/{name}", []))
+    result = run_client("v0", scenario)
+    assert result["ok"], turn_errors(result)
+    sent = recorder.bodies[f"/{name}"][seen_before:]
+    if name == "shared_state":
+        assert sent[0]["state"] == SCENARIOS[name]["state"]
+        assert result["turns"][0]["state"]["recipe"]["title"] == "Garlic Tomato Pasta"
+        assert sent[1]["state"] == result["turns"][0]["state"]
+    else:
+        for body in sent:
+            parts = body["messages"][0]["content"]
+            assert parts == SCENARIOS[name]["turns"][0]["user"]

@@ -107,7 +107,13 @@ export function applyPatch(document, operations) {
     switch (op.op) {
       case "add": add(op.path, structuredClone(op.value)); break;
       case "remove": remove(op.path); break;
-      case "replace": remove(op.path); add(op.path, structuredClone(op.value)); break;
+      case "replace":
+        if (op.path === "") root = structuredClone(op.value); // The whole document.
+        else {
+          remove(op.path);
+          add(op.path, structuredClone(op.value));
+        }
+        break;
       case "move": add(op.path, remove(op.from)); break;
       case "copy": add(op.path, structuredClone(get(op.from))); break;
       case "test":

@@ -2,8 +2,11 @@
 // watch the protocol (state, event log) on the side.
 
 import { Conversation, newId, resumeEntry } from "./agui.js";
+import { attachmentPicker, messageContent } from "./attachments.js";
 import { pageConfig } from "./examples.js";
 import { h, messageView, parseJson, pretty, runCard, stepList } from "./render.js";
+import { stateViews } from "./state.js";
+import { callDecisions } from "./statuses.js";
 
 const $ = (selector) => document.querySelector(selector);
 const AUTO_ANSWERS = { generate_haiku: "Haiku shown." };
@@ -19,6 +22,7 @@ const page = {
   scheduled: false,
   loggedRun: null, // the run whose events the side panel lists
   loggedCount: 0,
+  attachments: null, // the composer's file picker
 };
 
 function conversation() {
@@ -26,7 +30,9 @@ function conversation() {
   if (!example) return null;
   if (!page.conversations.has(example.name)) {
     const config = pageConfig(example.name);
-    page.conversations.set(example.name, new Conversation({ url: example.path, tools: config.tools, context: config.context }));
+    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context });
+    chat.state = structuredClone(config.state); // The state the example's page starts from.
+    page.conversations.set(example.name, chat);
   }
   return page.conversations.get(example.name);
 }
@@ -44,6 +50,7 @@ function buildView(chat) {
     running: chat.running,
     pendingIds: new Set(chat.running ? [] : chat.pendingToolCalls().map((c) => c.id)),
     interruptCalls: new Set(chat.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean)),
+    decisions: callDecisions(chat.runs),
     hasCall: (id) => calls.has(id),
     subagentsOfCall: (id) => subagents.filter((s) => s.parentToolCallId === id),
     messagesOf: (id) => chat.messages.filter((m) => m.subagentRunId === id),
@@ -256,6 +263,7 @@ function renderComposer(chat) {
 }
 
 function renderState(chat) {
+  $("#state-visual").replaceChildren(...stateViews(chat?.state));
   const view = $("#state-view");
   const text = pretty(chat?.state ?? {});
   if (view.textContent !== text) {
@@ -377,7 +385,7 @@ function send(event) {
     schedule();
     return;
   }
-  chat.messages.push({ id: newId("user"), role: "user", content: text });
+  chat.messages.push({ id: newId("user"), role: "user", content: messageContent(text, page.attachments.take()) });
   box.value = "";
   startRun(chat);
 }
@@ -396,6 +404,7 @@ function selectExample(name) {
   $("#example-route").textContent = `POST ${example.path}`;
   $("#context").value = chat.context.length ? pretty(chat.context) : "";
   $("#context-panel").open = chat.context.length > 0;
+  page.attachments.setEnabled(config.attachments);
   const tools = config.tools.map((tool) => tool.name);
   $("#example-tools").textContent = tools.length ? `The page answers: ${tools.join(", ")}` : "";
   const prompt = $("#suggested");
@@ -438,6 +447,15 @@ function listExamples(health) {
 }
 
 async function start() {
+  page.attachments = attachmentPicker({
+    button: $("#attach"),
+    input: $("#attach-input"),
+    list: $("#attached"),
+    onError: (message) => {
+      page.pageError = message;
+      schedule();
+    },
+  });
   $("#composer").addEventListener("submit", send);
   $("#message").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) send(event);
