@@ -16,8 +16,8 @@ from demo_model import offline_run_config
 
 __all__ = [
     "DEFAULT_MODEL",
-    "SUBAGENTS_ENV",
     "DEFAULT_REASONING_MODEL",
+    "SUBAGENTS_ENV",
     "ExampleSettings",
     "approval_secret_from_env",
     "settings_from_env",

@@ -260,8 +260,11 @@ async def test_the_supervisor_builds_the_itinerary_through_three_subagents(
         "hotels_agent",
         "experiences_agent",
     ]
-    started = [e for e in run.events if isinstance(e, SubagentStartedEvent)]
-    assert [e.name for e in started] == ["Flights agent", "Hotels agent", "Experiences agent"]
+    started = [e.name for e in run.events if isinstance(e, SubagentStartedEvent)]
+    # Subagent events go to AG-UI 1.0 clients only (the Dojo's 0.0.57 client rejects them);
+    # the page follows the specialists through the state's active_agent either way.
+    shown = ["Flights agent", "Hotels agent", "Experiences agent"] if protocol_version else []
+    assert started == shown
     assert _active_agents(run) == [
         "flights",
         "supervisor",
