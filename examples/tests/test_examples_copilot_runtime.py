@@ -4,7 +4,9 @@ The browser side is the client CopilotKit's frontend runs (``@ag-ui/client`` 0.0
 ``<runtime>/agent/<id>/run``); the 1.0 client is driven the same way. The runtime sits in
 front of the example server with one ``HttpAgent`` per example: it strips ``protocolVersion``
 from every request, adds ``input`` to RUN_STARTED, and answers an upstream failure with HTTP
-200 and one RUN_ERROR. Each test also fails on any error the runtime logged. Skipped when Node
+200 and one RUN_ERROR. Each test also fails on any error the runtime logged. Since the server
+sees no ``protocolVersion`` there, the subagents example streams its specialists through the
+runtime only with ``subagents_for_pre_1_0_clients``; both settings are played. Skipped when Node
 is not installed.
 """
 
@@ -21,7 +23,7 @@ from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
 from agents_examples import EXAMPLES, ExampleSettings
 from server import create_app
-from test_examples_real_client import SCENARIOS
+from test_examples_real_client import SCENARIOS, _check_subagents
 
 
 class RecordRunBodies:
@@ -68,6 +70,39 @@ def upstream() -> Iterator[tuple[str, RecordRunBodies]]:
 def runtime(upstream: tuple[str, RecordRunBodies]) -> Iterator[CopilotRuntimeProcess]:
     with serve_copilot_runtime(upstream[0], EXAMPLES) as process:
         yield process
+
+
+@pytest.fixture(scope="module")
+def opted_in_runtime() -> Iterator[CopilotRuntimeProcess]:
+    """The runtime in front of the subagents example served with the subagents opt-in."""
+    ensure_node_modules()
+    ensure_copilotkit()
+    settings = ExampleSettings.offline_demo(subagents_for_pre_1_0_clients=True)
+    with (
+        serve_app(create_app(settings)) as url,
+        serve_copilot_runtime(url, ["subagents"]) as process,
+    ):
+        yield process
+
+
+@pytest.mark.parametrize("opt_in", [False, True], ids=["default", "opted-in"])
+@pytest.mark.parametrize("client", ["v0", "v1"])
+def test_subagents_through_the_runtime_in_both_settings(
+    request: pytest.FixtureRequest, client: str, opt_in: bool
+) -> None:
+    """Behind the runtime every request lacks protocolVersion: subagents show with the opt-in."""
+    process: CopilotRuntimeProcess = request.getfixturevalue(
+        "opted_in_runtime" if opt_in else "runtime"
+    )
+    scenario = {
+        "url": process.run_url("subagents"),
+        "threadId": f"copilotkit-subagents-{client}-{opt_in}",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client(client, scenario)  # type: ignore[arg-type]
+    assert result["ok"], turn_errors(result)
+    assert process.errors() == []
+    _check_subagents([turn["events"] for turn in result["turns"]], shown=opt_in)
 
 
 @pytest.mark.parametrize("client", ["v0", "v1"])

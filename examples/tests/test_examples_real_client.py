@@ -1,4 +1,5 @@
-"""Every example played through the real TypeScript AG-UI clients (1.0 and 0.0.59).
+"""Every example played through the real TypeScript AG-UI clients (1.0 and 0.0.59), and the
+subagents example through 0.0.57 too (the Dojo's), by default and with the subagents opt-in.
 
 The clients validate each event and the order of the whole stream; a rejected run fails its
 turn. Skipped when Node is not installed.
@@ -113,7 +114,7 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
     if name in TOOL_NAMES:
         assert [_tool_names(turn) for turn in events] == TOOL_NAMES[name]
     if name == "subagents":
-        _check_subagents(events)
+        _check_subagents(events, shown=client == "v1")
     if name == "custom_lifecycle_events":
         for turn in events:
             assert [e["type"] for e in turn[-3:]] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
@@ -126,9 +127,52 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
         assert not outcomes[1].get("pendingToolCallIds")
 
 
-def _check_subagents(turns: list[list[dict[str, Any]]]) -> None:
-    """The three specialists streamed as subagents inside the manager's calls, then none."""
+@pytest.fixture(scope="module")
+def opted_in_url() -> Iterator[str]:
+    """The example server with ``subagents_for_pre_1_0_clients`` on."""
+    ensure_node_modules()
+    settings = ExampleSettings.offline_demo(subagents_for_pre_1_0_clients=True)
+    with serve_app(create_app(settings)) as url:
+        yield url
+
+
+def test_0_0_57_accepts_every_turn_of_the_subagents_example(base_url: str) -> None:
+    """The Dojo's client: the three calls and their results, no subagent events."""
+    scenario = {
+        "url": f"{base_url}/subagents",
+        "threadId": "subagents-v057",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client("v057", scenario)
+    assert result["ok"], turn_errors(result)
+    events = [turn["events"] for turn in result["turns"]]
+    assert [_tool_names(turn) for turn in events] == TOOL_NAMES["subagents"]
+    _check_subagents(events, shown=False)
+
+
+@pytest.mark.parametrize("client", ["v1", "v0"])
+def test_opt_in_shows_the_subagents_to_both_clients(opted_in_url: str, client: str) -> None:
+    scenario = {
+        "url": f"{opted_in_url}/subagents",
+        "threadId": f"subagents-opted-in-{client}",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client(client, scenario)  # type: ignore[arg-type]
+    assert result["ok"], turn_errors(result)
+    events = [turn["events"] for turn in result["turns"]]
+    assert [_tool_names(turn) for turn in events] == TOOL_NAMES["subagents"]
+    _check_subagents(events, shown=True)
+
+
+def _check_subagents(turns: list[list[dict[str, Any]]], *, shown: bool) -> None:
+    """The three specialists streamed as subagents inside the manager's calls, then none; or,
+    not ``shown``, the manager's calls and their results only."""
     first, second = turns
+    assert not any(e["type"].startswith("SUBAGENT_") for e in second)
+    if not shown:
+        assert not any(e["type"].startswith("SUBAGENT_") or "subagentRunId" in e for e in first)
+        assert sum(e["type"] == "TOOL_CALL_RESULT" for e in first) == 3
+        return
     started = [e for e in first if e["type"] == "SUBAGENT_STARTED"]
     assert [e["name"] for e in started] == ["Researcher", "Writer", "Critic"]
     calls = [
@@ -142,4 +186,3 @@ def _check_subagents(turns: list[list[dict[str, Any]]]) -> None:
         kinds = {e["type"] for e in own}
         assert {"TOOL_CALL_START", "TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT"} <= kinds
         assert own[-1]["type"] == "SUBAGENT_FINISHED"
-    assert not any(e["type"].startswith("SUBAGENT_") for e in second)

@@ -3,7 +3,7 @@
 
 import { Conversation, newId, resumeEntry } from "./agui.js";
 import { pageConfig } from "./examples.js";
-import { h, messageView, pretty, runCard, stepList } from "./render.js";
+import { h, messageView, parseJson, pretty, runCard, stepList } from "./render.js";
 
 const $ = (selector) => document.querySelector(selector);
 const AUTO_ANSWERS = { generate_haiku: "Haiku shown." };
@@ -12,7 +12,9 @@ const page = {
   examples: [],
   current: null, // the selected example from /health
   conversations: new Map(), // example name -> Conversation
-  decisions: new Map(), // interrupt id -> "approve" | "reject" | "cancel"
+  decisions: new Map(), // interrupt id -> {kind: "approve" | "edit" | "reject" | "cancel", editedArgs, reason}
+  edits: new Map(), // interrupt id -> the arguments being edited (field name -> text), while the form is open
+  reasons: new Map(), // interrupt id -> the reason typed for a rejection
   pageError: null,
   scheduled: false,
   loggedRun: null, // the run whose events the side panel lists
@@ -111,7 +113,8 @@ function renderPending(chat) {
         const decided = page.decisions.get(interrupt.id);
         const tool = interrupt.metadata?.tool_name ?? chat.findToolCall(interrupt.toolCallId)?.function.name;
         const input = interrupt.metadata?.tool_input ?? chat.findToolCall(interrupt.toolCallId)?.function.arguments;
-        const decide = (decision) => () => decideInterrupt(chat, interrupt, decision);
+        const decide = (kind) => () => decideInterrupt(chat, interrupt, { kind, reason: page.reasons.get(interrupt.id) });
+        const fields = editableFields(interrupt);
         return h(
           "div",
           { class: "interrupt", role: "group", "aria-label": `Interrupt ${interrupt.reason}`, "data-interrupt-id": interrupt.id },
@@ -121,17 +124,113 @@ function renderPending(chat) {
           input !== undefined ? h("pre", {}, typeof input === "string" ? input : pretty(input)) : null,
           interrupt.expiresAt ? h("p", { class: "hint" }, `Expires at ${interrupt.expiresAt}`) : null,
           decided
-            ? h("p", { class: "hint" }, `Your decision: ${decided}. Waiting for the other interrupts.`)
-            : h(
-                "div",
-                { class: "buttons" },
-                h("button", { type: "button", onclick: decide("approve") }, "Approve"),
-                h("button", { type: "button", class: "secondary", onclick: decide("reject") }, "Reject"),
-                h("button", { type: "button", class: "secondary", onclick: decide("cancel") }, "Cancel"),
-              ),
+            ? h("p", { class: "hint" }, `Your decision: ${DECISION_NAMES[decided.kind]}. Waiting for the other interrupts.`)
+            : [
+                page.edits.has(interrupt.id) ? editForm(chat, interrupt, fields, tool) : null,
+                interrupt.responseSchema?.properties?.reason ? reasonField(interrupt) : null,
+                h(
+                  "div",
+                  { class: "buttons" },
+                  h("button", { type: "button", onclick: decide("approve") }, "Approve"),
+                  fields && !page.edits.has(interrupt.id)
+                    ? h("button", { type: "button", class: "secondary", onclick: () => startEditing(interrupt, fields, input) }, "Edit")
+                    : null,
+                  h("button", { type: "button", class: "secondary", onclick: decide("reject") }, "Reject"),
+                  h("button", { type: "button", class: "secondary", onclick: decide("cancel") }, "Cancel"),
+                ),
+              ],
         );
       });
   area.replaceChildren(...cards);
+}
+
+// ---- approving with edits: a form built from the interrupt's response schema -------------
+
+const DECISION_NAMES = { approve: "approve", edit: "approve with edits", reject: "reject", cancel: "cancel" };
+
+// The arguments a person may edit: the properties of `editedArgs` in the response schema.
+function editableFields(interrupt) {
+  const schema = interrupt.responseSchema?.properties?.editedArgs;
+  if (!schema || schema.type !== "object" || !schema.properties) return null;
+  return Object.entries(schema.properties).map(([name, field]) => ({ name, field, label: field.title ?? name }));
+}
+
+function fieldType(field) {
+  return Array.isArray(field.type) ? field.type.find((type) => type !== "null") : field.type;
+}
+
+function startEditing(interrupt, fields, input) {
+  const proposed = input && typeof input === "object" ? input : {};
+  const texts = {};
+  for (const { name, field } of fields) {
+    const value = proposed[name];
+    if (fieldType(field) === "boolean") texts[name] = value === true;
+    else texts[name] = value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  }
+  page.edits.set(interrupt.id, texts);
+  schedule();
+}
+
+// The edited arguments, typed by the schema; what does not parse goes as typed, and the server
+// refuses it (RUN_ERROR INVALID_APPROVAL) with the interrupt left to answer again.
+function editedArguments(fields, texts) {
+  const args = {};
+  for (const { name, field } of fields) {
+    const text = texts[name];
+    const type = fieldType(field);
+    if (type === "boolean") args[name] = Boolean(text);
+    else if (type === "string") args[name] = text;
+    else if (type === "number" || type === "integer") args[name] = text.trim() === "" ? null : Number.isFinite(Number(text)) ? Number(text) : text;
+    else {
+      const parsed = parseJson(text);
+      args[name] = parsed.ok ? parsed.value : text;
+    }
+  }
+  return args;
+}
+
+function editForm(chat, interrupt, fields, tool) {
+  const texts = page.edits.get(interrupt.id);
+  const inputs = fields.map(({ name, field, label }) => {
+    const type = fieldType(field);
+    const attributes = { name, "data-field": name, oninput: (event) => { texts[name] = type === "boolean" ? event.target.checked : event.target.value; } };
+    const input =
+      type === "boolean"
+        ? h("input", { ...attributes, type: "checkbox", checked: texts[name] === true })
+        : h("input", { ...attributes, type: type === "number" || type === "integer" ? "number" : "text", step: type === "integer" ? "1" : "any", value: texts[name] });
+    return h("label", {}, h("span", {}, label), input);
+  });
+  const submit = (event) => {
+    event.preventDefault();
+    const editedArgs = editedArguments(fields, texts);
+    page.edits.delete(interrupt.id);
+    decideInterrupt(chat, interrupt, { kind: "edit", editedArgs });
+  };
+  const discard = () => {
+    page.edits.delete(interrupt.id);
+    schedule();
+  };
+  return h(
+    "form",
+    { class: "edit-args", "aria-label": `Edit the arguments of ${tool ?? "the tool"}`, onsubmit: submit },
+    inputs,
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "submit" }, "Approve with edits"),
+      h("button", { type: "button", class: "secondary", onclick: discard }, "Discard edits"),
+    ),
+  );
+}
+
+function reasonField(interrupt) {
+  const input = h("input", {
+    type: "text",
+    value: page.reasons.get(interrupt.id) ?? "",
+    placeholder: "optional, sent with Reject",
+    oninput: (event) => page.reasons.set(interrupt.id, event.target.value),
+  });
+  return h("label", { class: "reason" }, h("span", {}, "Reason"), input);
 }
 
 function renderErrors(chat) {
@@ -244,6 +343,8 @@ function decideInterrupt(chat, interrupt, decision) {
   }
   const resume = chat.pendingInterrupts.map((i) => resumeEntry(i, page.decisions.get(i.id)));
   page.decisions.clear();
+  page.edits.clear();
+  page.reasons.clear();
   startRun(chat, { resume });
 }
 
@@ -286,6 +387,8 @@ function selectExample(name) {
   if (!example) return;
   page.current = example;
   page.decisions.clear();
+  page.edits.clear();
+  page.reasons.clear();
   const config = pageConfig(example.name);
   const chat = conversation();
   $("#example-title").textContent = example.name;

@@ -115,6 +115,7 @@ class OpenAIAgentsAgent:
         approval_signer: ApprovalSigner | None = None,
         unsigned_approvals: bool = False,
         resume_limits: ResumeLimits | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
@@ -133,6 +134,11 @@ class OpenAIAgentsAgent:
 
         ``resume_limits`` caps the resume entries and open tool calls of a request
         (``ResumeLimits()``: 100 each); a request over it ends with RUN_ERROR ``RESUME_LIMIT``.
+
+        ``subagents_for_pre_1_0_clients`` streams agents used as tools as subagents to requests
+        without ``protocolVersion`` too; leave it False unless every such client accepts
+        ``SUBAGENT_*`` events (``@ag-ui/client`` 0.0.59, CopilotKit 1.75), see
+        :meth:`AGUITranslator.to_agui`.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -147,6 +153,7 @@ class OpenAIAgentsAgent:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
         )
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
@@ -158,7 +165,12 @@ class OpenAIAgentsAgent:
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
-        return agent_capabilities(self.agent, name=self.name, description=self.description)
+        return agent_capabilities(
+            self.agent,
+            name=self.name,
+            description=self.description,
+            subagents_for_pre_1_0_clients=self.lifecycle.subagents_for_pre_1_0_clients,
+        )
 
     async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.

@@ -71,10 +71,28 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
     return list(found.values())
 
 
+SUBAGENT_EVENTS_KEY = "subagent_events"
+"""The ``custom`` key saying which requests get the ``SUBAGENT_*`` events (AG-UI has no field)."""
+
+
+def _custom(subagents: list[SubagentInfo], for_pre_1_0_clients: bool) -> dict[str, Any]:
+    """What the capabilities model has no field for: hosted call types, who sees subagents."""
+    custom: dict[str, Any] = {"hosted_call_types": sorted(HOSTED_CALL_TYPES)}
+    if subagents:
+        # "1.0": only requests declaring AG-UI 1.0; "all": those without protocolVersion too.
+        custom[SUBAGENT_EVENTS_KEY] = "all" if for_pre_1_0_clients else "1.0"
+    return custom
+
+
 def agent_capabilities(
-    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+    agent: Agent[Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    subagents_for_pre_1_0_clients: bool = False,
 ) -> AgentCapabilities:
-    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL,
+    and (under ``custom``) which requests its subagents stream to."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = has_approval_tools(agent)
@@ -115,6 +133,8 @@ def agent_capabilities(
             supported=True,
             approvals=approvals,
             interrupts=approvals,
+            # Approval interrupts accept editedArgs (checked against the tool's schema).
+            approve_with_edits=approvals,
         ),
-        custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
+        custom=_custom(subagents, subagents_for_pre_1_0_clients),
     )

@@ -36,6 +36,7 @@ from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
+from ag_ui_openai_agents.approvals.tools import paused_params_schemas
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
@@ -101,6 +102,7 @@ class Lifecycle:
     run_error_message: str | None = None
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
+    subagents_for_pre_1_0_clients: bool = False
 
     def keywords(self) -> dict[str, Any]:
         """The options as ``to_agui``'s keyword arguments."""
@@ -147,6 +149,7 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
@@ -157,7 +160,11 @@ class AGUITranslator:
 
         ``shared_state`` is the :class:`SharedState` the run was started with
         (``use_shared_state``): each change streams as a STATE_SNAPSHOT as soon as it is made,
-        and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
+        and agents used as tools with ``on_stream=subagent_events`` stream as subagents: to a
+        request that declares AG-UI 1.0 (``protocolVersion`` 1.x), and to one without
+        ``protocolVersion`` only when ``subagents_for_pre_1_0_clients`` is True (the clients
+        behind it accept ``SUBAGENT_*`` events, as ``@ag-ui/client`` 0.0.59 does). Otherwise
+        each agent tool streams as one tool call and its result.
         """
         options = Lifecycle(
             start_custom_event=start_custom_event,
@@ -169,6 +176,7 @@ class AGUITranslator:
             run_error_message=run_error_message,
             resumed=resumed,
             shared_state=shared_state,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
         )
         return _Run(self.outbound_cls(run_input), events, options).events()
 
@@ -188,7 +196,8 @@ class _Run:
         self.stream = stream
         state = options.shared_state
         if state is not None:
-            engine.attach_subagent_sink(state.subagents)
+            shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
+            engine.attach_subagent_sink(state.subagents, shown=shown)
         self.source: AsyncGenerator[list[StreamEvent], None] | None = None
         if stream is not None:
             self.source = (
@@ -258,13 +267,13 @@ class _Run:
         return out
 
     def _refused(self, resumed: ResumedToolCalls) -> RunErrorEvent:
-        """End a request whose approvals were refused: nothing ran, the message says why."""
+        """End a request whose answers were refused (a failed signature, a malformed decision):
+        nothing ran, the calls stay open, the message says why."""
         message = resumed.refusal_message or ""
         if not self.options.emit_run_error:
             raise ApprovalRefusedError(message)
-        return RunErrorEvent(
-            message=message, code=APPROVAL_REFUSED_CODE, usage=self.engine.token_usage()
-        )
+        code = resumed.refusal_code or APPROVAL_REFUSED_CODE
+        return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
 
     def _state_change(self) -> list[BaseEvent]:
         """A STATE_SNAPSHOT when the shared state changed since the last one."""
@@ -281,7 +290,7 @@ class _Run:
                 yield event
         for event in engine.finish() + self._state_change():
             yield event
-        interrupts = self._interrupts()
+        interrupts = await self._interrupts()
         state = await _resolve(options.final_state)
         if state is not None:
             yield StateSnapshotEvent(snapshot=state)
@@ -292,18 +301,20 @@ class _Run:
             yield custom
         yield self._run_finished(interrupts)
 
-    def _interrupts(self) -> list[Interrupt]:
+    async def _interrupts(self) -> list[Interrupt]:
         """The resume's undecided approvals, then the run's own (not its client tool calls)."""
         resumed, result, engine = self.options.resumed, self.result, self.engine
         interrupts = list(resumed.open_interrupts) if resumed is not None else []
         paused = [] if result is None else result.interruptions
         paused = [item for item in paused if not is_client_tool_approval(item)]
-        if paused:
+        if paused and result is not None:
+            schemas = await paused_params_schemas(paused, result.context_wrapper)
             interrupts += interrupts_from_result(
                 paused,
                 engine.call_ids() | _history_call_ids(engine.run_input),
                 signer=resumed.signer if resumed is not None else None,
                 thread_id=engine.run_input.thread_id,
+                params_schemas=schemas,
             )
         return interrupts
 
@@ -359,6 +370,16 @@ class _Run:
         closer = getattr(self.stream, "aclose", None)
         if result is not None and closer is not None:
             await closer()
+
+
+def _declares_1_0(run_input: RunAgentInput) -> bool:
+    """Whether the request comes from a client of AG-UI 1.x (``protocolVersion`` "1" or "1.…").
+
+    Clients older than 1.0 send no ``protocolVersion``; some of them (``@ag-ui/client`` 0.0.57,
+    which CopilotKit 1.61 and the Dojo pin) reject ``SUBAGENT_*`` events and end the run.
+    """
+    version = run_input.protocol_version
+    return version is not None and version.split(".", 1)[0].strip() == "1"
 
 
 def _history_call_ids(run_input: RunAgentInput) -> set[str]:
