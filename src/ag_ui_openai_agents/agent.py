@@ -31,10 +31,16 @@ from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_c
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
+from ag_ui_openai_agents.safe_errors import (
+    AGENT_ERROR_CODE,
+    AGENT_ERROR_MESSAGE,
+    exception_text,
+    without_error_details,
+)
 from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
-__all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
+__all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
 logger = logging.getLogger(__name__)
 
@@ -77,12 +83,19 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        expose_error_details: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
         ``context`` is the SDK context for every run (a value, or a function of the request);
         when it is None the request's AG-UI context list is passed instead. The lifecycle
         options are those of :meth:`AGUITranslator.to_agui`.
+
+        Exception text never reaches the client: the RUN_ERROR of a failed run carries
+        ``run_error_message`` (or :data:`AGENT_ERROR_MESSAGE`) and the code
+        :data:`AGENT_ERROR_CODE`, and the exception is raised again for the server's log.
+        ``expose_error_details=True`` sends the exception's text and class name instead (as
+        ``to_agui`` does without ``run_error_message``): for development only.
 
         ``approval_signer`` signs the approval interrupts of every run and makes every approval
         prove it answers one of them (``ApprovalSigner.from_secret(secret, max_age)``); the same
@@ -110,6 +123,8 @@ class OpenAIAgentsAgent:
         self.translator = translator or AGUITranslator()
         self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
         """Signs and checks approvals; None when approvals are not signed."""
+        self.expose_error_details = expose_error_details
+        """Whether a failed run's RUN_ERROR may carry the exception's text."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -125,8 +140,8 @@ class OpenAIAgentsAgent:
         try:
             with use_shared_state(state):
                 events, resumed = await self._start(run_input)
-        except Exception:
-            logger.exception("AG-UI run %s could not be started", run_input.run_id)
+        except Exception as exc:
+            logger.exception("AG-UI run %r could not be started", run_input.run_id)
             yield RunStartedEvent(
                 thread_id=run_input.thread_id,
                 run_id=run_input.run_id,
@@ -134,15 +149,23 @@ class OpenAIAgentsAgent:
                 protocol_version=PROTOCOL_VERSION,
             )
             if self.lifecycle.emit_run_error:
-                message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
-                yield RunErrorEvent(message=message)
+                yield self._setup_error(exc)
             raise
         options = dataclasses.replace(self.lifecycle, resumed=resumed, shared_state=state)
         stream = self.translator.to_agui(events, resumed.run_input, **options.keywords())
+        if not self.expose_error_details:
+            stream = without_error_details(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
+
+    def _setup_error(self, exc: Exception) -> RunErrorEvent:
+        """The RUN_ERROR of a run that could not be started."""
+        if self.expose_error_details:
+            return RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
+        message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
+        return RunErrorEvent(message=message, code=AGENT_ERROR_CODE)
 
     async def _start(self, run_input: RunAgentInput) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
