@@ -9,7 +9,11 @@ bounded in size, asserting counts and codes (no timings); every stream collected
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import ag_ui_openai_agents.server.endpoint as endpoint_module
@@ -30,6 +34,7 @@ from agents import RunConfig
 from agents.models.interface import Model, ModelProvider
 from support.e2e import serve_app
 from support.invariants import check_stream, parse_sse
+from support.processes import Server, server_env, server_processes
 from support.scripted import ScriptedProvider, ScriptedResponsesModel, Text, Turn
 
 import agents_examples.human_in_the_loop_approval as approval_example
@@ -237,3 +242,48 @@ async def test_the_refund_is_made_once_per_approved_call_id(
     assert first.results[call_id] == again.results[call_id] == "Refunded 30.00 USD on order A-17."
     assert ledger.writes == 1
     assert list(ledger) == [call_id]
+
+
+@pytest.fixture
+def stalled_server(tmp_path: Path) -> Iterator[Server]:
+    """The example server, on a model that never answers, in a process of its own."""
+    here = Path(__file__).resolve().parent
+    paths = [str(here.parents[1] / "tests"), str(here.parent), str(here)]
+    env = server_env("EXAMPLE_NAME", "stalled")
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    with server_processes(
+        "stalled_app:app", ("stalled",), {"stalled": env}, tmp_path, health_path="/health"
+    ) as [server]:
+        yield server
+
+
+@KINDS
+async def test_sigterm_stops_the_hand_written_routes_and_the_process(
+    stalled_server: Server, pre_1_0: bool
+) -> None:
+    request = body(pre_1_0=pre_1_0)
+
+    async with httpx.AsyncClient(base_url=stalled_server.url, timeout=GUARD_SECONDS) as client:
+
+        async def run(name: str, started: asyncio.Event) -> str:
+            async with client.stream("POST", f"/{name}", json=request) as response:
+                raw = ""
+                async for text in response.aiter_text():
+                    raw += text
+                    if '"STEP_STARTED"' in raw and raw.endswith("\n\n"):
+                        started.set()
+            return raw
+
+        flags = {name: asyncio.Event() for name in HAND_WRITTEN}
+        runs = [asyncio.ensure_future(run(name, flags[name])) for name in HAND_WRITTEN]
+        await asyncio.wait_for(asyncio.gather(*(f.wait() for f in flags.values())), GUARD_SECONDS)
+        stalled_server.process.send_signal(signal.SIGTERM)
+        bodies = await asyncio.wait_for(asyncio.gather(*runs), GUARD_SECONDS)
+    stalled_server.process.wait(timeout=GUARD_SECONDS)  # it exits; it does not wait an hour
+
+    for raw in bodies:
+        events = checked(raw, request)
+        end = events[-1]
+        assert isinstance(end, RunErrorEvent) and end.code == "SERVER_SHUTTING_DOWN"
+        started = [e.step_name for e in events if isinstance(e, StepStartedEvent)]
+        assert started == [e.step_name for e in events if isinstance(e, StepFinishedEvent)]
