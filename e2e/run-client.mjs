@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
  * Drives a multi-turn AG-UI conversation through the real `HttpAgent` of
- * `@ag-ui/client` (1.0.0 as "v1", 0.0.59 as "v0") against one URL, and prints
- * one JSON document describing what the client saw.
+ * `@ag-ui/client` (1.0.0 as "v1", 0.0.59 as "v0", 0.0.57 as "v057") against one
+ * URL, and prints one JSON document describing what the client saw.
  *
- *   node e2e/run-client.mjs --client v1|v0 --scenario <file.json | ->
+ *   node e2e/run-client.mjs --client v1|v0|v057 --scenario <file.json | ->
  *   node e2e/run-client.mjs --batch
  *
  * With `--batch`, one process plays any number of scenarios, one after the
- * other: each stdin line is a request `{"client": "v1"|"v0", "scenario": {...}}`
+ * other: each stdin line is a request `{"client": "v1"|"v0"|"v057", "scenario": {...}}`
  * and each gets one stdout line `{"status": 0|1|2, "document": {...}}`, the
  * status being the exit code a single run would have had. It ends with stdin.
  *
@@ -32,7 +32,11 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
-const CLIENT_MODULES = { v1: "@ag-ui/client", v0: "ag-ui-client-v0" };
+const CLIENT_MODULES = {
+  v1: "@ag-ui/client",
+  v0: "ag-ui-client-v0",
+  v057: "ag-ui-client-v0-57",
+};
 const TURN_KINDS = ["user", "toolResult", "resume"];
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -169,8 +173,8 @@ function checkTurn(turn, index) {
   if (kinds.length !== 1) {
     throw new UsageError(`${where} must have exactly one of ${TURN_KINDS.join(", ")}`);
   }
-  if ("user" in turn && typeof turn.user !== "string") {
-    throw new UsageError(`${where}.user must be a string`);
+  if ("user" in turn && typeof turn.user !== "string" && !Array.isArray(turn.user)) {
+    throw new UsageError(`${where}.user must be a string or a list of content parts`);
   }
   if ("toolResult" in turn && !isObject(turn.toolResult)) {
     throw new UsageError(`${where}.toolResult must be an object`);

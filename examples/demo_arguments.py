@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from demo_conversation import Conversation, overlap, significant_words
+from demo_recipes import book_recipe, is_recipe
 
 __all__ = ["fill", "fill_arguments", "schema_defs"]
 
@@ -21,6 +22,9 @@ _WHOLE_FIELDS = frozenset(
 _ID_FIELDS = frozenset({"id", "number", "code", "sku", "reference", "ref"})
 _LEADS = ("First:", "Next:", "Then:", "After that:")
 _FINAL_LEAD = "Finally:"
+_COUNT = re.compile(r"\b(\d{1,2})\s+(?:steps|items|points|ideas|things|stages|tasks)\b", re.I)
+_MAX_ITEMS = 10
+_COUNT_TAIL = re.compile(r"\s+in\s+\d{1,2}\s+\w+$", re.I)
 
 
 def fill_arguments(schema: Mapping[str, Any], conversation: Conversation) -> Any:
@@ -71,13 +75,15 @@ def fill(
     kind = _type_of(schema)
     if kind == "object":
         properties = schema.get("properties", {})
+        if is_recipe(properties):
+            return _fill_recipe(schema, conversation, defs, slot)
         return {
             key: fill(sub, key, conversation, defs, slot)
             for key, sub in properties.items()
             if not _left_out(key, sub, schema, conversation)
         }
     if kind == "array":
-        count = _item_count(schema)
+        count = _item_count(schema, conversation.user_text)
         items = schema.get("items", {"type": "string"})
         return [fill(items, name, conversation, defs, (i, count)) for i in range(count)]
     if kind in ("integer", "number"):
@@ -90,11 +96,64 @@ def fill(
     return _pick_string(name, conversation, slot)
 
 
-def _item_count(schema: Mapping[str, Any]) -> int:
-    """Three items, within ``minItems``/``maxItems``."""
+def _fill_recipe(
+    schema: Mapping[str, Any],
+    conversation: Conversation,
+    defs: Mapping[str, Any],
+    slot: tuple[int, int] | None,
+) -> dict[str, Any]:
+    """A recipe from the demo recipe book, with any choice the user named (a skill level,
+    a preference) in place of the book's."""
+    recipe = book_recipe(conversation.user_text, conversation.instructions)
+    value: dict[str, Any] = {}
+    for key, sub in schema.get("properties", {}).items():
+        if _left_out(key, sub, schema, conversation):
+            continue
+        resolved = _resolve(sub, defs)
+        if key in recipe and _allowed(resolved, recipe[key], defs):
+            value[key] = _named_choice(resolved, conversation.user_text, defs) or recipe[key]
+        else:
+            value[key] = fill(sub, key, conversation, defs, slot)
+    return value
+
+
+def _choices(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> tuple[list[Any] | None, bool]:
+    """The enum of a property (or of its items, for an array), and whether it is an array."""
+    if _type_of(schema) == "array":
+        items = _resolve(schema.get("items", {}), defs)
+        return (items.get("enum") if isinstance(items.get("enum"), list) else None), True
+    return (schema.get("enum") if isinstance(schema.get("enum"), list) else None), False
+
+
+def _allowed(schema: Mapping[str, Any], value: Any, defs: Mapping[str, Any]) -> bool:
+    """Whether the book's value is allowed by the property's enum, if it has one."""
+    choices, many = _choices(schema, defs)
+    if choices is None:
+        return True
+    values = value if many and isinstance(value, list) else [value]
+    return all(item in choices for item in values)
+
+
+def _named_choice(schema: Mapping[str, Any], text: str, defs: Mapping[str, Any]) -> Any:
+    """The enum value(s) the user's words name, or None."""
+    choices, many = _choices(schema, defs)
+    if choices is None:
+        return None
+    words = significant_words(text)
+    named = [choice for choice in choices if overlap(words, str(choice))]
+    if not named:
+        return None
+    return named if many else named[0]
+
+
+def _item_count(schema: Mapping[str, Any], text: str = "") -> int:
+    """As many items as the user asked for ("in 5 steps"), else three, within
+    ``minItems``/``maxItems``."""
+    asked = _COUNT.search(text)
+    wanted = min(int(asked.group(1)), _MAX_ITEMS) if asked else 3
     low = int(schema.get("minItems", 0))
-    high = int(schema.get("maxItems", max(low, 3)))
-    return max(low, min(3, high))
+    high = int(schema.get("maxItems", max(low, wanted)))
+    return max(low, min(wanted, high))
 
 
 def _pick_enum(values: Sequence[Any], text: str) -> Any:
@@ -175,7 +234,7 @@ def _left_out(
 
 def _topic(text: str) -> str:
     """What the request is about: the words after "about", else after "to"/"for"/"on"/"of"."""
-    flat = " ".join(text.split()).rstrip("?.! ")
+    flat = _COUNT_TAIL.sub("", " ".join(text.split()).rstrip("?.! "))
     for pattern in (r"\b(?:about|regarding)\s+(.+)$", r"\b(?:to|for|on|of)\s+(.+)$"):
         match = re.search(pattern, flat, flags=re.IGNORECASE)
         if match:

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from demo_attachments import Attachment, attachment_of
+
 __all__ = [
     "Conversation",
     "PastCall",
@@ -54,6 +56,8 @@ class Conversation:
     user_text: str
     instructions: str
     calls: tuple[PastCall, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+    """The files attached to the last user message."""
 
     @property
     def answered(self) -> tuple[PastCall, ...]:
@@ -101,21 +105,31 @@ def _text_of(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def _attachments_of(content: Any) -> tuple[Attachment, ...]:
+    """The files among a message's content parts."""
+    if isinstance(content, str) or not isinstance(content, Sequence):
+        return ()
+    found = (attachment_of(_as_dict(part)) for part in content)
+    return tuple(attachment for attachment in found if attachment is not None)
+
+
 def read_conversation(instructions: str | None, items: str | Sequence[Any]) -> Conversation:
     """Find the last user message and the tool calls and outputs that followed it."""
     if isinstance(items, str):
         return Conversation(user_text=items, instructions=instructions or "")
     user_text = ""
+    attachments: tuple[Attachment, ...] = ()
     calls: dict[str, PastCall] = {}
     for raw in items:
         item = _as_dict(raw)
         kind = item.get("type", "message")
         if kind == "message" and item.get("role") == "user":
             user_text, calls = _text_of(item.get("content")), {}
+            attachments = _attachments_of(item.get("content"))
         elif kind == "function_call":
             call_id = str(item.get("call_id", ""))
             calls[call_id] = PastCall(name=str(item.get("name", "")), call_id=call_id)
         elif kind == "function_call_output" and str(item.get("call_id")) in calls:
             call = calls[str(item["call_id"])]
             calls[call.call_id] = PastCall(call.name, call.call_id, _text_of(item.get("output")))
-    return Conversation(user_text, instructions or "", tuple(calls.values()))
+    return Conversation(user_text, instructions or "", tuple(calls.values()), attachments)

@@ -29,6 +29,7 @@ from typing import Any
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
 from demo_arguments import fill, fill_arguments, schema_defs
+from demo_attachments import describe
 from demo_conversation import (
     Conversation,
     PastCall,
@@ -281,9 +282,26 @@ def _context_lines(instructions: str) -> list[str]:
     return [line.strip() for line in tail.splitlines() if line.strip()]
 
 
+def _attachments_sentence(conversation: Conversation) -> str | None:
+    """What the user attached, said as far as the demo model can tell."""
+    if not conversation.attachments:
+        return None
+    described = [describe(attachment) for attachment in conversation.attachments]
+    listed = described[0] if len(described) == 1 else ", ".join(described[:-1])
+    if len(described) > 1:
+        listed += f" and {described[-1]}"
+    return (
+        f"You attached {listed}. The offline demo model cannot look inside attachments; "
+        "a real vision model would describe them."
+    )
+
+
 def _plain_answer(conversation: Conversation, phrases: Phrases) -> str:
     parts = [phrases.missing_note] if phrases.missing_note else []
     parts.append(phrases.you_said.format(_shorten(conversation.user_text, 200)))
+    attached = _attachments_sentence(conversation)
+    if attached:
+        parts.append(attached)
     sentence = _first_sentence(conversation.instructions)
     if sentence:
         parts.append(phrases.instructions_start.format(sentence))

@@ -23,7 +23,7 @@ from dotenv import load_dotenv
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from agents_examples import EXAMPLES, ExampleSettings, settings_from_env
+from agents_examples import ALIASES, EXAMPLES, ExampleSettings, settings_from_env
 from page import mount_page
 
 logger = logging.getLogger("examples.server")
@@ -77,6 +77,8 @@ def create_app(
     app.add_middleware(RequestLimitMiddleware, max_request_bytes=max_request_bytes)
     for example in EXAMPLES.values():
         example.mount(app, example.path, settings)
+    for alias, name in ALIASES.items():
+        EXAMPLES[name].mount(app, f"/{alias}", settings)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
@@ -88,6 +90,7 @@ def create_app(
                 {"name": e.name, "path": e.path, "description": e.description}
                 for e in EXAMPLES.values()
             ],
+            "aliases": {f"/{alias}": f"/{name}" for alias, name in ALIASES.items()},
         }
 
     serve_both_slash_forms(app)

@@ -48,6 +48,7 @@ def test_every_root_name_is_importable_public_and_documented() -> None:
 HOME_MODULES = {
     "ag_ui_openai_agents",
     "ag_ui_openai_agents.engine",
+    "ag_ui_openai_agents.a2ui",
     "ag_ui_openai_agents.agent",
     "ag_ui_openai_agents.translator",
     "ag_ui_openai_agents.state",

@@ -22,6 +22,7 @@ from ag_ui.core import (
     ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
     ReasoningStartEvent,
+    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
@@ -717,3 +718,33 @@ def _calls(events: list[BaseEvent]) -> int:
 def test_checking_work_grows_linearly() -> None:
     small, large = _calls(_long_run(250)), _calls(_long_run(1000))
     assert 4 * small * 0.9 < large < 4 * small * 1.1, (small, large)
+
+
+# --------------------------------------------------------------------------- edited approvals
+
+
+def test_a_snapshot_may_show_exactly_the_approved_edits_of_a_call() -> None:
+    """A resume approving a call with ``editedArgs`` runs it with them: the snapshot restates
+    the call with those arguments and nothing else changed, and with no other arguments."""
+    paused = ToolCall(id="c9", function=FunctionCall(name="refund", arguments='{"amount": 30}'))
+    history = [UserMessage(id="u0", content="refund"), assistant("a9", None, paused)]
+    entry = ResumeEntry(
+        interrupt_id="c9.agui1.key.1.mac",
+        status="resolved",
+        payload={"approved": True, "editedArgs": {"amount": 45}},
+    )
+    run_input = request(*history).model_copy(update={"resume": [entry]})
+    result = ToolCallResultEvent(message_id="c9-result", tool_call_id="c9", content="done")
+
+    def with_arguments(arguments: str) -> list[BaseEvent]:
+        call = paused.model_copy(
+            update={"function": paused.function.model_copy(update={"arguments": arguments})}
+        )
+        messages = [history[0], assistant("a9", None, call), answer("c9", "done")]
+        return run(result, MessagesSnapshotEvent(messages=messages))
+
+    check_stream(with_arguments('{"amount":45}'), run_input=run_input)
+    check_stream(with_arguments('{"amount": 30}'), run_input=run_input)  # not run after all
+    with pytest.raises(StreamViolation) as caught:
+        check_stream(with_arguments('{"amount":46}'), run_input=run_input)
+    assert caught.value.rule == "snapshot-input-changed"

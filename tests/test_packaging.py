@@ -48,6 +48,9 @@ def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
         "openai<4,>=3.57.0",
         "pydantic<3,>=2.12.2",
         "fastapi",
+        "jsonschema<5,>=4.18",
+        "jsonpatch<2,>=1.33",
+        "ag-ui-a2ui-toolkit<0.0.6,>=0.0.5",
     ):
         assert f"Requires-Dist: {requirement}" in metadata
 

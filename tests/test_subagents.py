@@ -3,7 +3,9 @@
 A manager calls specialists built with ``Agent.as_tool``; every run goes through the real
 ``Runner.run_streamed`` on a scripted model and through both entry points (the translator in a
 run scope, and ``OpenAIAgentsAgent``), for AG-UI 1.0 requests and requests without
-``protocolVersion``. Every stream is checked with the subagent rules of the stream checker.
+``protocolVersion`` (those with ``subagents_for_pre_1_0_clients``: without it they see no
+subagent, see test_subagents_clients.py). Every stream is checked with the subagent rules of
+the stream checker.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from support.runs import AguiRun, _drain, request, run_agui, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
 from support.subagent_runs import AgentScripts, run_served, run_translated
 
-PROTOCOLS = pytest.mark.parametrize("protocol", ["1.0", None], ids=["1.0", "pre-1.0"])
+PROTOCOLS = pytest.mark.parametrize("protocol", ["1.0", None], ids=["1.0", "pre-1.0-opted-in"])
 ENTRY_POINTS = pytest.mark.parametrize("entry", ["translator", "agent"])
 
 
@@ -87,10 +89,12 @@ ONE_CALL = {
 async def run(
     entry: str, agent: Agent[Any], scripts: dict[str, Any], protocol: str | None = "1.0"
 ) -> AguiRun:
+    """One run; a request without ``protocolVersion`` is served with the opt-in."""
     run_input = request(protocol_version=protocol)
+    option = {"subagents_for_pre_1_0_clients": protocol is None}
     if entry == "agent":
-        return await run_served(agent, run_input, AgentScripts(scripts))
-    return await run_translated(agent, run_input, AgentScripts(scripts))
+        return await run_served(agent, run_input, AgentScripts(scripts), **option)
+    return await run_translated(agent, run_input, AgentScripts(scripts), **option)
 
 
 def positions(events: list[BaseEvent], cls: type[BaseEvent], **match: Any) -> list[int]:
@@ -328,7 +332,11 @@ async def test_outer_failure_closes_open_subagents_before_run_error(protocol: st
     tool = research_tool(failure_error_function=None)
     run_input = request(protocol_version=protocol)
     result = await run_translated(
-        manager(tool), run_input, AgentScripts(scripts), expect_error=True
+        manager(tool),
+        run_input,
+        AgentScripts(scripts),
+        expect_error=True,
+        subagents_for_pre_1_0_clients=True,
     )
     error = result.one(SubagentErrorEvent)
     assert error.code == "run_failed"

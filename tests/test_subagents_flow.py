@@ -23,17 +23,27 @@ from support.subagent_app import build_app
 from support.subagent_runs import AgentScripts, served_agent
 
 
+@pytest.mark.parametrize("opt_in", [False, True], ids=["default", "opted-in"])
 @pytest.mark.parametrize("protocol", ["1.0", None], ids=["1.0", "pre-1.0"])
-async def test_http_stream_carries_subagents_on_both_request_kinds(protocol: str | None) -> None:
+async def test_http_stream_carries_subagents_to_the_requests_that_get_them(
+    protocol: str | None, opt_in: bool
+) -> None:
     run_input = request(user("Tell me about owls"), protocol_version=protocol)
     body = run_input.model_dump(mode="json", by_alias=True, exclude_none=True)
-    transport = httpx.ASGITransport(app=build_app())
+    transport = httpx.ASGITransport(app=build_app(subagents_for_pre_1_0_clients=opt_in))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         response = await client.post("/agent", json=body, headers={"accept": "text/event-stream"})
     assert response.status_code == 200
     events = parse_sse(response.text)
     check_stream(events, run_input=run_input, pre_1_0=protocol is None)
     started = [e for e in events if isinstance(e, SubagentStartedEvent)]
+    if protocol is None and not opt_in:
+        # The 0.1.0 stream: the manager's two calls and their results, nothing nested.
+        assert started == []
+        assert not any(getattr(e, "subagent_run_id", None) for e in events)
+        results = [e.tool_call_id for e in events if isinstance(e, ToolCallResultEvent)]
+        assert len(results) == 2
+        return
     assert sorted(s.name for s in started) == ["Researcher", "Writer"]
     assert len([e for e in events if isinstance(e, SubagentFinishedEvent)]) == 2
 

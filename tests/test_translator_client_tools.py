@@ -286,7 +286,10 @@ async def test_the_recipe_stops_while_the_shared_state_reads_the_run_ahead(
     state = SharedState(run_input.state)
     with use_shared_state(state):
         result, _ = run_streamed(agent(translated), translated.messages, model=model)
-    stream = translator.to_agui(result, run_input, shared_state=state)
+    # The subagent streams on both request kinds (opted in for the one without protocolVersion).
+    stream = translator.to_agui(
+        result, run_input, shared_state=state, subagents_for_pre_1_0_clients=True
+    )
     events = [await stream.__anext__(), await stream.__anext__()]  # the read-ahead runs now
     assert result.run_loop_task is not None
     await asyncio.wait({result.run_loop_task})  # ... and reads every event of the run

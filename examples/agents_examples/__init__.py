@@ -14,17 +14,22 @@ from fastapi import FastAPI
 from . import (
     ag_ui_docs_copilot,
     agentic_chat,
+    agentic_chat_multimodal,
+    agentic_chat_reasoning,
+    agentic_generative_ui,
     backend_tool_rendering,
     custom_lifecycle_events,
     dynamic_system_prompt,
     human_in_the_loop,
     human_in_the_loop_approval,
+    shared_state,
     subagents,
+    subgraphs,
     tool_based_generative_ui,
 )
 from .settings import ExampleSettings, settings_from_env
 
-__all__ = ["EXAMPLES", "Example", "ExampleSettings", "settings_from_env"]
+__all__ = ["ALIASES", "EXAMPLES", "Example", "ExampleSettings", "settings_from_env"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,14 @@ EXAMPLES: dict[str, Example] = {
             subagents,
             custom_lifecycle_events,
             dynamic_system_prompt,
+            agentic_chat_reasoning,
+            agentic_chat_multimodal,
+            agentic_generative_ui,
+            shared_state,
+            subgraphs,
         ),
     )
 }
+
+ALIASES: dict[str, str] = {"v1_agentic_chat": "agentic_chat"}
+"""Other routes for an example: the Dojo's CopilotKit v1 chat page talks to ``agentic_chat``."""

@@ -7,6 +7,12 @@ with a resume entry ``{"approved": true}`` (or false). Nothing is kept on the se
 between: ``resume_tool_calls`` reads the decision from the request, runs or rejects the call,
 and the model continues from there.
 
+A person may also correct the refund before approving it: the interrupt's ``response_schema``
+offers ``editedArgs`` typed by ``issue_refund``'s arguments (the page turns it into a form), and
+``{"approved": true, "editedArgs": {"order_id": "A-18", "amount": 45.5}}`` runs the refund with
+exactly those arguments, checked against the tool's schema first; the result and the history the
+model sees next show them. ``{"approved": false, "reason": "..."}`` tells the model why not.
+
 With ``settings.approval_secret`` (the server reads it from ``AG_UI_APPROVAL_SECRET``, or
 generates one at start), one ``ApprovalSigner`` is given to ``resume_tool_calls``: the
 translator signs each interrupt with the signer the resume carries, and a refund runs only

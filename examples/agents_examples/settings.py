@@ -1,4 +1,5 @@
-"""Settings shared by the examples: which model to use, how to run it, how to sign approvals."""
+"""Settings shared by the examples: which model to use, how to run it, how to sign approvals,
+and which clients see subagents."""
 
 from __future__ import annotations
 
@@ -6,16 +7,28 @@ import logging
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
 from agents import RunConfig
 
 from demo_model import offline_run_config
 
-__all__ = ["DEFAULT_MODEL", "ExampleSettings", "approval_secret_from_env", "settings_from_env"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "SUBAGENTS_ENV",
+    "DEFAULT_REASONING_MODEL",
+    "ExampleSettings",
+    "approval_secret_from_env",
+    "settings_from_env",
+]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+SUBAGENTS_ENV = "AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS"
+"""``true`` streams the subagents example's specialists to requests without ``protocolVersion``
+too (CopilotKit 1.75 and its ``@ag-ui/client`` 0.0.59 accept them; 0.0.57 does not)."""
+_TRUE = {"1", "true", "yes", "on"}
+DEFAULT_REASONING_MODEL = "gpt-5-mini"
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +46,10 @@ class ExampleSettings:
     run_config: RunConfig | None = None
     approval_secret: tuple[str, ...] | None = None
     """Secrets for signed approvals (the first signs); None leaves approvals unsigned."""
+    subagents_for_pre_1_0_clients: bool = False
+    """Stream subagents to requests without ``protocolVersion`` too (``SUBAGENTS_ENV``)."""
+    reasoning_model: str = DEFAULT_REASONING_MODEL
+    """The model of the examples that show reasoning: one that streams reasoning summaries."""
 
     @property
     def offline(self) -> bool:
@@ -41,10 +58,19 @@ class ExampleSettings:
 
     @classmethod
     def offline_demo(
-        cls, model: str = DEFAULT_MODEL, *, approval_secret: tuple[str, ...] | None = None
+        cls,
+        model: str = DEFAULT_MODEL,
+        *,
+        approval_secret: tuple[str, ...] | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
     ) -> ExampleSettings:
         """Settings that run everything on the offline demo model."""
-        return cls(model=model, run_config=offline_run_config(), approval_secret=approval_secret)
+        return cls(
+            model=model,
+            run_config=offline_run_config(),
+            approval_secret=approval_secret,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
+        )
 
 
 def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -66,11 +92,25 @@ def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettings:
-    """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo) and
-    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start)."""
+    """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo),
+    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start),
+    ``OPENAI_REASONING_MODEL`` and ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS`` (``true`` shows
+    subagents to every client)."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
+    reasoning = env.get("OPENAI_REASONING_MODEL") or DEFAULT_REASONING_MODEL
     secret = approval_secret_from_env(env)
+    subagents = env.get(SUBAGENTS_ENV, "").strip().lower() in _TRUE
     if env.get("OPENAI_API_KEY"):
-        return ExampleSettings(model=model, approval_secret=secret)
-    return ExampleSettings.offline_demo(model, approval_secret=secret)
+        return ExampleSettings(
+            model=model,
+            approval_secret=secret,
+            reasoning_model=reasoning,
+            subagents_for_pre_1_0_clients=subagents,
+        )
+    return replace(
+        ExampleSettings.offline_demo(
+            model, approval_secret=secret, subagents_for_pre_1_0_clients=subagents
+        ),
+        reasoning_model=reasoning,
+    )

@@ -6,7 +6,10 @@ render a delegation log from the three tool calls and their results. Each specia
 visible work of its own before answering: it calls one small tool, then writes its text. With
 ``on_stream=subagent_events`` that work streams live as an AG-UI subagent (SUBAGENT_STARTED,
 its tool call and text tagged with its ``subagentRunId``, SUBAGENT_FINISHED) inside the
-manager's call, before the call's result.
+manager's call, before the call's result, to clients that declare AG-UI 1.0. Requests without
+``protocolVersion`` (CopilotKit's runtime, the AG-UI Dojo) get the three calls and their
+results only, unless ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS=true`` (``settings.
+subagents_for_pre_1_0_clients``) says every client accepts the events.
 """
 
 from __future__ import annotations
@@ -167,5 +170,8 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="subagents",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        # True only when every client without protocolVersion accepts SUBAGENT_* events
+        # (CopilotKit 1.75 / @ag-ui/client 0.0.59, not 0.0.57).
+        subagents_for_pre_1_0_clients=settings.subagents_for_pre_1_0_clients,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -32,6 +32,7 @@ SLOW_FILES = {
     "test_examples_real_client.py",
     "test_browser_page.py",
     "test_browser_hitl.py",
+    "test_browser_pages.py",
 }
 SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server"}
 """Fixtures that start Chromium, serve a page or a route to the real clients, or start a

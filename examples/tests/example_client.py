@@ -20,6 +20,7 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
     RunFinishedEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     Tool,
     ToolCallArgsEvent,
@@ -43,6 +44,7 @@ class Chat:
         context: Sequence[Context] = (),
         thread_id: str = "thread-1",
         protocol_version: str | None = PROTOCOL_VERSION,
+        state: Any = None,
     ) -> None:
         self.client = client
         self.path = path
@@ -52,6 +54,9 @@ class Chat:
         self.protocol_version = protocol_version
         self.history: list[Message] = []
         self.turns = 0
+        self.state: Any = {} if state is None else state
+        """The shared state, as a client keeps it: sent with each request, replaced by each
+        STATE_SNAPSHOT."""
 
     def request(self, *new: Message, resume: Sequence[ResumeEntry] | None = None) -> RunAgentInput:
         """The next request: the history so far plus ``new`` messages."""
@@ -61,7 +66,7 @@ class Chat:
             messages=[*self.history, *new],
             tools=self.tools,
             context=self.context,
-            state={},
+            state=self.state,
             forwarded_props=None,
             resume=list(resume) if resume else None,
             protocol_version=self.protocol_version,
@@ -75,11 +80,16 @@ class Chat:
         run = await post_run(self.client, self.path, run_input, check=check)
         self.turns += 1
         self.history = list(run.snapshot.messages)
+        self.state = run.state_after(self.state)
         return run
 
     async def say(self, text: str) -> Run:
         """Send a user message."""
         return await self.send(UserMessage(id=f"user-{self.turns + 1}", role="user", content=text))
+
+    async def say_message(self, message: UserMessage) -> Run:
+        """Send a user message built by the test (content parts, say)."""
+        return await self.send(message)
 
 
 class Run:
@@ -104,6 +114,18 @@ class Run:
         snapshots = [e for e in self.events if isinstance(e, MessagesSnapshotEvent)]
         assert len(snapshots) == 1
         return snapshots[0]
+
+    @property
+    def state_snapshots(self) -> list[Any]:
+        """Every STATE_SNAPSHOT of the run, in order."""
+        return [e.snapshot for e in self.events if isinstance(e, StateSnapshotEvent)]
+
+    def state_after(self, before: Any) -> Any:
+        """The state a client holds after this run: the last snapshot (deltas are not used by
+        these examples, so a STATE_DELTA fails here)."""
+        assert not any(e.type == EventType.STATE_DELTA for e in self.events), "apply deltas"
+        snapshots = self.state_snapshots
+        return snapshots[-1] if snapshots else before
 
     @property
     def text(self) -> str:

@@ -1,5 +1,6 @@
 """Human in the loop on the page, in a real browser: frontend tools answered from the page, and
-approval interrupts decided with Approve, Reject or Cancel.
+approval interrupts decided with Approve, Edit (approve with edited arguments), Reject (with an
+optional reason) or Cancel.
 
 What the page sends next is read from the requests the browser made: the tool message for a
 frontend tool, the resume entry (with the interrupt id exactly as received) for an approval.
@@ -123,6 +124,88 @@ def test_refund_decided_from_the_page(
     assert session.page.get_by_role("button", name="Approve").count() == 0
     assert session.page.get_by_role("button", name="Send").is_enabled()
     session.shot(f"refund-{button.lower()}")
+
+
+def _edit_refund(session: PageSession, order: str, amount: str) -> None:
+    """Open the refund's edit form, change the order and the amount, and approve."""
+    card = session.page.locator(".interrupt")
+    card.get_by_role("button", name="Edit", exact=True).click()
+    form = session.page.get_by_role("form", name="Edit the arguments of issue_refund")
+    assert form.get_by_label("Order Id").input_value() == "A-17"
+    assert form.get_by_label("Amount").input_value() == "30"
+    form.get_by_label("Order Id").fill(order)
+    form.get_by_label("Amount").fill(amount)
+    session.shot("refund-edited")
+    form.get_by_role("button", name="Approve with edits").click()
+
+
+def test_refund_edited_before_approval(session: PageSession) -> None:
+    interrupt = _paused_refund(session)
+    schema = interrupt["responseSchema"]
+    assert schema["required"] == ["approved"]
+    assert set(schema["properties"]["editedArgs"]["properties"]) == {"order_id", "amount"}
+
+    _edit_refund(session, "A-18", "45.5")
+    card = session.wait_for_runs(2)
+
+    edits = {"order_id": "A-18", "amount": 45.5}
+    assert session.runs[1]["resume"] == [
+        {
+            "interruptId": interrupt["id"],
+            "status": "resolved",
+            "payload": {"approved": True, "editedArgs": edits},
+        }
+    ]
+    assert "success" in (card.locator(".run-outcome").text_content() or "")
+    call = session.page.get_by_role("group", name="Tool call issue_refund")
+    assert call.locator(".tool-result").text_content() == "Refunded 45.50 USD on order A-18."
+    # The snapshot shows the arguments that ran, under the call's own id.
+    shown = json.loads(call.get_by_label("Arguments of issue_refund").text_content() or "")
+    assert shown == edits
+    assert call.get_attribute("data-call-id") == interrupt["toolCallId"]
+    reply = session.transcript().locator(".message.assistant .text").last.text_content() or ""
+    assert "Refunded 45.50 USD on order A-18." in reply
+    assert session.page.get_by_role("button", name="Approve").count() == 0
+    session.shot("refund-edited-done")
+
+
+def test_a_bad_edit_is_refused_and_the_refund_can_be_decided_again(
+    session: PageSession,
+) -> None:
+    interrupt = _paused_refund(session)
+
+    _edit_refund(session, "A-18", "")  # no amount: not a number
+    refused = session.wait_for_runs(2)
+
+    assert session.runs[1]["resume"][0]["payload"] == {
+        "approved": True,
+        "editedArgs": {"order_id": "A-18", "amount": None},
+    }
+    assert "INVALID_APPROVAL" in (refused.locator(".run-outcome").text_content() or "")
+    errors = session.page.locator("#errors").text_content() or ""
+    assert "editedArgs['amount']" in errors and "INVALID_APPROVAL" in errors
+    call = session.page.get_by_role("group", name="Tool call issue_refund")
+    assert call.locator(".tool-result").count() == 0
+    assert call.locator(".tool-status").text_content() == "waiting for approval"
+    session.shot("refund-edit-refused")
+
+    _edit_refund(session, "A-17", "25")  # the same interrupt, answered again
+    session.wait_for_runs(3)
+    assert session.runs[2]["resume"][0]["interruptId"] == interrupt["id"]
+    assert call.locator(".tool-result").text_content() == "Refunded 25.00 USD on order A-17."
+
+
+def test_refund_rejected_with_a_reason(session: PageSession) -> None:
+    _paused_refund(session)
+    reason = "Refunds over 20 dollars need a receipt."
+    session.page.locator(".interrupt").get_by_label("Reason").fill(reason)
+    session.page.get_by_role("button", name="Reject", exact=True).click()
+    session.wait_for_runs(2)
+
+    assert session.runs[1]["resume"][0]["payload"] == {"approved": False, "reason": reason}
+    call = session.page.get_by_role("group", name="Tool call issue_refund")
+    assert call.locator(".tool-result").text_content() == reason
+    session.shot("refund-rejected-with-reason")
 
 
 def test_two_interrupts_are_answered_in_one_resume(session: PageSession) -> None:

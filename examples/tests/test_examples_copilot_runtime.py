@@ -4,7 +4,9 @@ The browser side is the client CopilotKit's frontend runs (``@ag-ui/client`` 0.0
 ``<runtime>/agent/<id>/run``); the 1.0 client is driven the same way. The runtime sits in
 front of the example server with one ``HttpAgent`` per example: it strips ``protocolVersion``
 from every request, adds ``input`` to RUN_STARTED, and answers an upstream failure with HTTP
-200 and one RUN_ERROR. Each test also fails on any error the runtime logged. Skipped when Node
+200 and one RUN_ERROR. Each test also fails on any error the runtime logged. Since the server
+sees no ``protocolVersion`` there, the subagents example streams its specialists through the
+runtime only with ``subagents_for_pre_1_0_clients``; both settings are played. Skipped when Node
 is not installed.
 """
 
@@ -19,9 +21,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from support.copilotkit import CopilotRuntimeProcess, ensure_copilotkit, serve_copilot_runtime
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
-from agents_examples import EXAMPLES, ExampleSettings
+from agents_examples import ALIASES, EXAMPLES, ExampleSettings
 from server import create_app
-from test_examples_real_client import SCENARIOS
+from test_examples_real_client import SCENARIOS, _check_subagents
 
 
 class RecordRunBodies:
@@ -66,8 +68,41 @@ def upstream() -> Iterator[tuple[str, RecordRunBodies]]:
 
 @pytest.fixture(scope="module")
 def runtime(upstream: tuple[str, RecordRunBodies]) -> Iterator[CopilotRuntimeProcess]:
-    with serve_copilot_runtime(upstream[0], EXAMPLES) as process:
+    with serve_copilot_runtime(upstream[0], [*EXAMPLES, *ALIASES]) as process:
         yield process
+
+
+@pytest.fixture(scope="module")
+def opted_in_runtime() -> Iterator[CopilotRuntimeProcess]:
+    """The runtime in front of the subagents example served with the subagents opt-in."""
+    ensure_node_modules()
+    ensure_copilotkit()
+    settings = ExampleSettings.offline_demo(subagents_for_pre_1_0_clients=True)
+    with (
+        serve_app(create_app(settings)) as url,
+        serve_copilot_runtime(url, ["subagents"]) as process,
+    ):
+        yield process
+
+
+@pytest.mark.parametrize("opt_in", [False, True], ids=["default", "opted-in"])
+@pytest.mark.parametrize("client", ["v0", "v1"])
+def test_subagents_through_the_runtime_in_both_settings(
+    request: pytest.FixtureRequest, client: str, opt_in: bool
+) -> None:
+    """Behind the runtime every request lacks protocolVersion: subagents show with the opt-in."""
+    process: CopilotRuntimeProcess = request.getfixturevalue(
+        "opted_in_runtime" if opt_in else "runtime"
+    )
+    scenario = {
+        "url": process.run_url("subagents"),
+        "threadId": f"copilotkit-subagents-{client}-{opt_in}",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client(client, scenario)  # type: ignore[arg-type]
+    assert result["ok"], turn_errors(result)
+    assert process.errors() == []
+    _check_subagents([turn["events"] for turn in result["turns"]], shown=opt_in)
 
 
 @pytest.mark.parametrize("client", ["v0", "v1"])
@@ -151,3 +186,25 @@ def test_upstream_failure_reaches_the_client_as_one_run_error(
     assert turn["outcome"]["type"] == "error"
     assert "404" in turn["outcome"]["message"]
     assert any("404" in line for line in logged), "the runtime logs the upstream failure"
+
+
+@pytest.mark.parametrize("name", ["shared_state", "agentic_chat_multimodal"])
+def test_state_and_attachments_pass_through_the_runtime(
+    upstream: tuple[str, RecordRunBodies], runtime: CopilotRuntimeProcess, name: str
+) -> None:
+    """The runtime forwards the page's state and the attachment parts as the page sent them."""
+    _, recorder = upstream
+    thread_id = f"copilotkit-{name}-passthrough"
+    scenario = {"url": runtime.run_url(name), "threadId": thread_id, **SCENARIOS[name]}
+    seen_before = len(recorder.bodies.get(f"/{name}", []))
+    result = run_client("v0", scenario)
+    assert result["ok"], turn_errors(result)
+    sent = recorder.bodies[f"/{name}"][seen_before:]
+    if name == "shared_state":
+        assert sent[0]["state"] == SCENARIOS[name]["state"]
+        assert result["turns"][0]["state"]["recipe"]["title"] == "Garlic Tomato Pasta"
+        assert sent[1]["state"] == result["turns"][0]["state"]
+    else:
+        for body in sent:
+            parts = body["messages"][0]["content"]
+            assert parts == SCENARIOS[name]["turns"][0]["user"]

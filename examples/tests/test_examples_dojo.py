@@ -25,8 +25,9 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agents_examples import ag_ui_docs_copilot, subagents
+from agents_examples import ExampleSettings, ag_ui_docs_copilot, subagents
 from example_client import Chat, Run
+from server import create_app
 
 README_FIXTURE = (
     "# Package\n\nIntro.\n\n## Installation\n\nRun `uv add it`.\n\n"
@@ -230,6 +231,28 @@ async def test_specialists_stream_as_subagents_inside_the_managers_calls(
 ) -> None:
     chat = Chat(client, "/subagents", protocol_version=protocol_version)
     run = await chat.say("Write a short article about the history of AI")
+    if protocol_version is None:
+        # By default a client without protocolVersion (the Dojo's 0.0.57) sees no subagent.
+        assert not any(getattr(e, "subagent_run_id", None) for e in run.events)
+        assert not any(isinstance(e, SubagentStartedEvent) for e in run.events)
+        assert all(m.subagent_run_id is None for m in run.snapshot.messages)
+        success(run)
+        return
+    check_specialists_streamed(run)
+
+
+async def test_the_opt_in_streams_the_specialists_to_clients_without_protocol_version() -> None:
+    settings = ExampleSettings.offline_demo(subagents_for_pre_1_0_clients=True)
+    transport = httpx.ASGITransport(app=create_app(settings))
+    async with httpx.AsyncClient(transport=transport, base_url="http://examples") as client:
+        chat = Chat(client, "/subagents", protocol_version=None)
+        check_specialists_streamed(await chat.say("Write a short article about the history of AI"))
+        capabilities = (await client.get("/subagents/capabilities")).json()
+    assert capabilities["custom"]["subagent_events"] == "all"
+
+
+def check_specialists_streamed(run: Run) -> None:
+    """Each specialist's work streams as a subagent inside the manager's call to it."""
     started = [e for e in run.events if isinstance(e, SubagentStartedEvent)]
     assert [e.name for e in started] == ["Researcher", "Writer", "Critic"]
     assert [e.parent_tool_call_id for e in started] == [call for call, _, _ in run.tool_calls]
@@ -261,6 +284,7 @@ async def test_manager_answers_simple_questions_itself(
 
 async def test_subagent_tools_take_the_sdk_default_input(client: httpx.AsyncClient) -> None:
     body = (await client.get("/subagents/capabilities")).json()
+    assert body["custom"]["subagent_events"] == "1.0"  # by default, to AG-UI 1.0 clients only
     tools = {tool["name"]: tool["parameters"] for tool in body["tools"]["items"]}
     assert list(tools) == list(subagents.DELEGATIONS)
     for parameters in tools.values():

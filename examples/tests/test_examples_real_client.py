@@ -1,4 +1,5 @@
-"""Every example played through the real TypeScript AG-UI clients (1.0 and 0.0.59).
+"""Every example played through the real TypeScript AG-UI clients (1.0 and 0.0.59), and the
+subagents example through 0.0.57 too (the Dojo's), by default and with the subagents opt-in.
 
 The clients validate each event and the order of the whole stream; a rejected run fails its
 turn. Skipped when Node is not installed.
@@ -13,11 +14,13 @@ import pytest
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
 from agents_examples import ExampleSettings
+from dojo_pages import CHANGE_BACKGROUND, RECIPE_STATE, TRAVEL_STATE, attachment_parts_json
 from example_client import HAIKU, TASK_STEPS
 from server import create_app
 
 SCENARIOS: dict[str, dict[str, Any]] = {
     "agentic_chat": {"turns": [{"user": "Say hello in one sentence."}, {"user": "Once more."}]},
+    "v1_agentic_chat": {"turns": [{"user": "Hello"}, {"user": "Once more."}]},
     "backend_tool_rendering": {"turns": [{"user": "What's the weather in Paris?"}]},
     "human_in_the_loop": {
         "tools": [TASK_STEPS.model_dump(mode="json")],
@@ -58,6 +61,38 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             {"description": "User name", "value": "Ada"},
         ],
         "turns": [{"user": "Who am I?"}],
+    },
+    "agentic_chat_reasoning": {
+        "tools": [CHANGE_BACKGROUND.model_dump(mode="json")],
+        "turns": [
+            {"user": "What is the best car to buy?"},
+            {"user": "Change the background to something new."},
+            {"toolResult": {"content": "Background changed."}},
+        ],
+    },
+    "agentic_chat_multimodal": {
+        "turns": [
+            {"user": attachment_parts_json("Describe what you see in the image I upload.")},
+            {"user": "Which file was the text?"},
+        ]
+    },
+    "agentic_generative_ui": {
+        "turns": [{"user": "Please build a plan to go to mars in 5 steps."}, {"user": "Thanks!"}]
+    },
+    "shared_state": {
+        "state": RECIPE_STATE,
+        "turns": [
+            {"user": "Create a delicious Italian pasta recipe."},
+            {"user": "Improve the recipe"},
+            {"user": "What are the ingredients?"},
+        ],
+    },
+    "subgraphs": {
+        "state": TRAVEL_STATE,
+        "turns": [
+            {"user": "Plan a trip to San Francisco"},
+            {"user": "Book the United flight instead"},
+        ],
     },
     "ag_ui_docs_copilot": {
         "turns": [
@@ -113,7 +148,7 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
     if name in TOOL_NAMES:
         assert [_tool_names(turn) for turn in events] == TOOL_NAMES[name]
     if name == "subagents":
-        _check_subagents(events)
+        _check_subagents(events, shown=client == "v1")
     if name == "custom_lifecycle_events":
         for turn in events:
             assert [e["type"] for e in turn[-3:]] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
@@ -121,14 +156,109 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
             assert set(turn[-2]["value"]) == {"input_tokens", "output_tokens"}
     if name == "dynamic_system_prompt":
         assert _text(events[0]).startswith("Vous avez écrit : « Who am I? ».")
+    if name in PAGE_CHECKS:
+        PAGE_CHECKS[name](result["turns"])
     if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":
         assert outcomes[0]["pendingToolCallIds"], "the frontend tool call is left to the client"
         assert not outcomes[1].get("pendingToolCallIds")
 
 
-def _check_subagents(turns: list[list[dict[str, Any]]]) -> None:
-    """The three specialists streamed as subagents inside the manager's calls, then none."""
+def _types(turn: dict[str, Any]) -> list[str]:
+    return [str(kind) for kind in turn["eventTypes"]]
+
+
+def _check_reasoning(turns: list[dict[str, Any]]) -> None:
+    """The reasoning reached the client before the answer; the background call waited for it."""
+    types = _types(turns[0])
+    assert types.index("REASONING_START") < types.index("TEXT_MESSAGE_START")
+    assert [call["name"] for call in turns[1]["pendingToolCalls"]] == ["change_background"]
+
+
+def _check_multimodal(turns: list[dict[str, Any]]) -> None:
+    """The attachments were described, and went out again with the next request."""
+    assert "You attached an image (image/png" in _text(turns[0]["events"])
+    kinds = [part["type"] for part in turns[1]["request"]["messages"][0]["content"]]
+    assert kinds == ["text", "image", "document"]
+
+
+def _check_generative_ui(turns: list[dict[str, Any]]) -> None:
+    """The client's state holds the five steps, all completed."""
+    steps = turns[0]["state"]["steps"]
+    assert [step["status"] for step in steps] == ["completed"] * 5
+    assert _types(turns[0]).count("STATE_SNAPSHOT") == 6
+    assert turns[1]["request"]["state"] == turns[0]["state"]
+
+
+def _check_shared_state(turns: list[dict[str, Any]]) -> None:
+    """The recipe reached the client's state, and the client sent it back."""
+    assert turns[0]["state"]["recipe"]["title"] == "Garlic Tomato Pasta"
+    assert turns[1]["request"]["state"] == turns[0]["state"]
+    assert turns[2]["state"] == turns[1]["state"]
+
+
+def _check_subgraphs(turns: list[dict[str, Any]]) -> None:
+    """The client's itinerary was built, then changed."""
+    first, second = (turn["state"]["itinerary"] for turn in turns)
+    assert (first["flight"]["airline"], first["hotel"]["name"]) == ("KLM", "Hotel Zoe")
+    assert second["flight"]["airline"] == "United"
+    assert turns[0]["state"]["active_agent"] == "supervisor"
+
+
+PAGE_CHECKS = {
+    "agentic_chat_reasoning": _check_reasoning,
+    "agentic_chat_multimodal": _check_multimodal,
+    "agentic_generative_ui": _check_generative_ui,
+    "shared_state": _check_shared_state,
+    "subgraphs": _check_subgraphs,
+}
+
+
+@pytest.fixture(scope="module")
+def opted_in_url() -> Iterator[str]:
+    """The example server with ``subagents_for_pre_1_0_clients`` on."""
+    ensure_node_modules()
+    settings = ExampleSettings.offline_demo(subagents_for_pre_1_0_clients=True)
+    with serve_app(create_app(settings)) as url:
+        yield url
+
+
+def test_0_0_57_accepts_every_turn_of_the_subagents_example(base_url: str) -> None:
+    """The Dojo's client: the three calls and their results, no subagent events."""
+    scenario = {
+        "url": f"{base_url}/subagents",
+        "threadId": "subagents-v057",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client("v057", scenario)
+    assert result["ok"], turn_errors(result)
+    events = [turn["events"] for turn in result["turns"]]
+    assert [_tool_names(turn) for turn in events] == TOOL_NAMES["subagents"]
+    _check_subagents(events, shown=False)
+
+
+@pytest.mark.parametrize("client", ["v1", "v0"])
+def test_opt_in_shows_the_subagents_to_both_clients(opted_in_url: str, client: str) -> None:
+    scenario = {
+        "url": f"{opted_in_url}/subagents",
+        "threadId": f"subagents-opted-in-{client}",
+        **SCENARIOS["subagents"],
+    }
+    result = run_client(client, scenario)  # type: ignore[arg-type]
+    assert result["ok"], turn_errors(result)
+    events = [turn["events"] for turn in result["turns"]]
+    assert [_tool_names(turn) for turn in events] == TOOL_NAMES["subagents"]
+    _check_subagents(events, shown=True)
+
+
+def _check_subagents(turns: list[list[dict[str, Any]]], *, shown: bool) -> None:
+    """The three specialists streamed as subagents inside the manager's calls, then none; or,
+    not ``shown``, the manager's calls and their results only."""
     first, second = turns
+    assert not any(e["type"].startswith("SUBAGENT_") for e in second)
+    if not shown:
+        assert not any(e["type"].startswith("SUBAGENT_") or "subagentRunId" in e for e in first)
+        assert sum(e["type"] == "TOOL_CALL_RESULT" for e in first) == 3
+        return
     started = [e for e in first if e["type"] == "SUBAGENT_STARTED"]
     assert [e["name"] for e in started] == ["Researcher", "Writer", "Critic"]
     calls = [
@@ -142,4 +272,3 @@ def _check_subagents(turns: list[list[dict[str, Any]]]) -> None:
         kinds = {e["type"] for e in own}
         assert {"TOOL_CALL_START", "TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT"} <= kinds
         assert own[-1]["type"] == "SUBAGENT_FINISHED"
-    assert not any(e["type"].startswith("SUBAGENT_") for e in second)

@@ -20,6 +20,9 @@ def test_settings_from_the_environment() -> None:
     assert offline.offline and offline.model == DEFAULT_MODEL
     live = settings_from_env({"OPENAI_API_KEY": "sk-test", "OPENAI_DEFAULT_MODEL": "gpt-x"})
     assert not live.offline and live.run_config is None and live.model == "gpt-x"
+    assert not offline.subagents_for_pre_1_0_clients and not live.subagents_for_pre_1_0_clients
+    opted = settings_from_env({"AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS": "true"})
+    assert opted.offline and opted.subagents_for_pre_1_0_clients
 
 
 def test_offline_mode_is_logged_once(

@@ -107,7 +107,13 @@ export function applyPatch(document, operations) {
     switch (op.op) {
       case "add": add(op.path, structuredClone(op.value)); break;
       case "remove": remove(op.path); break;
-      case "replace": remove(op.path); add(op.path, structuredClone(op.value)); break;
+      case "replace":
+        if (op.path === "") root = structuredClone(op.value); // The whole document.
+        else {
+          remove(op.path);
+          add(op.path, structuredClone(op.value));
+        }
+        break;
       case "move": add(op.path, remove(op.from)); break;
       case "copy": add(op.path, structuredClone(get(op.from))); break;
       case "test":
@@ -455,8 +461,13 @@ const HANDLERS = {
   SUBAGENT_ERROR: subagentEnded("error"),
 };
 
-// The resume entries for a set of decisions on the open interrupts.
+// The resume entry for a decision on an open interrupt: {kind: "approve" | "edit" | "reject" |
+// "cancel", editedArgs (edit), reason (reject, optional)}, or just the kind.
 export function resumeEntry(interrupt, decision) {
-  if (decision === "cancel") return { interruptId: interrupt.id, status: "cancelled" };
-  return { interruptId: interrupt.id, status: "resolved", payload: { approved: decision === "approve" } };
+  const { kind, editedArgs, reason } = typeof decision === "string" ? { kind: decision } : decision;
+  if (kind === "cancel") return { interruptId: interrupt.id, status: "cancelled" };
+  const payload = { approved: kind === "approve" || kind === "edit" };
+  if (kind === "edit") payload.editedArgs = editedArgs;
+  if (kind === "reject" && reason) payload.reason = reason;
+  return { interruptId: interrupt.id, status: "resolved", payload };
 }

@@ -2,8 +2,11 @@
 // watch the protocol (state, event log) on the side.
 
 import { Conversation, newId, resumeEntry } from "./agui.js";
+import { attachmentPicker, messageContent } from "./attachments.js";
 import { pageConfig } from "./examples.js";
-import { h, messageView, pretty, runCard, stepList } from "./render.js";
+import { h, messageView, parseJson, pretty, runCard, stepList } from "./render.js";
+import { stateViews } from "./state.js";
+import { callDecisions } from "./statuses.js";
 
 const $ = (selector) => document.querySelector(selector);
 const AUTO_ANSWERS = { generate_haiku: "Haiku shown." };
@@ -12,11 +15,14 @@ const page = {
   examples: [],
   current: null, // the selected example from /health
   conversations: new Map(), // example name -> Conversation
-  decisions: new Map(), // interrupt id -> "approve" | "reject" | "cancel"
+  decisions: new Map(), // interrupt id -> {kind: "approve" | "edit" | "reject" | "cancel", editedArgs, reason}
+  edits: new Map(), // interrupt id -> the arguments being edited (field name -> text), while the form is open
+  reasons: new Map(), // interrupt id -> the reason typed for a rejection
   pageError: null,
   scheduled: false,
   loggedRun: null, // the run whose events the side panel lists
   loggedCount: 0,
+  attachments: null, // the composer's file picker
 };
 
 function conversation() {
@@ -24,7 +30,9 @@ function conversation() {
   if (!example) return null;
   if (!page.conversations.has(example.name)) {
     const config = pageConfig(example.name);
-    page.conversations.set(example.name, new Conversation({ url: example.path, tools: config.tools, context: config.context }));
+    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context });
+    chat.state = structuredClone(config.state); // The state the example's page starts from.
+    page.conversations.set(example.name, chat);
   }
   return page.conversations.get(example.name);
 }
@@ -42,6 +50,7 @@ function buildView(chat) {
     running: chat.running,
     pendingIds: new Set(chat.running ? [] : chat.pendingToolCalls().map((c) => c.id)),
     interruptCalls: new Set(chat.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean)),
+    decisions: callDecisions(chat.runs),
     hasCall: (id) => calls.has(id),
     subagentsOfCall: (id) => subagents.filter((s) => s.parentToolCallId === id),
     messagesOf: (id) => chat.messages.filter((m) => m.subagentRunId === id),
@@ -111,7 +120,8 @@ function renderPending(chat) {
         const decided = page.decisions.get(interrupt.id);
         const tool = interrupt.metadata?.tool_name ?? chat.findToolCall(interrupt.toolCallId)?.function.name;
         const input = interrupt.metadata?.tool_input ?? chat.findToolCall(interrupt.toolCallId)?.function.arguments;
-        const decide = (decision) => () => decideInterrupt(chat, interrupt, decision);
+        const decide = (kind) => () => decideInterrupt(chat, interrupt, { kind, reason: page.reasons.get(interrupt.id) });
+        const fields = editableFields(interrupt);
         return h(
           "div",
           { class: "interrupt", role: "group", "aria-label": `Interrupt ${interrupt.reason}`, "data-interrupt-id": interrupt.id },
@@ -121,17 +131,113 @@ function renderPending(chat) {
           input !== undefined ? h("pre", {}, typeof input === "string" ? input : pretty(input)) : null,
           interrupt.expiresAt ? h("p", { class: "hint" }, `Expires at ${interrupt.expiresAt}`) : null,
           decided
-            ? h("p", { class: "hint" }, `Your decision: ${decided}. Waiting for the other interrupts.`)
-            : h(
-                "div",
-                { class: "buttons" },
-                h("button", { type: "button", onclick: decide("approve") }, "Approve"),
-                h("button", { type: "button", class: "secondary", onclick: decide("reject") }, "Reject"),
-                h("button", { type: "button", class: "secondary", onclick: decide("cancel") }, "Cancel"),
-              ),
+            ? h("p", { class: "hint" }, `Your decision: ${DECISION_NAMES[decided.kind]}. Waiting for the other interrupts.`)
+            : [
+                page.edits.has(interrupt.id) ? editForm(chat, interrupt, fields, tool) : null,
+                interrupt.responseSchema?.properties?.reason ? reasonField(interrupt) : null,
+                h(
+                  "div",
+                  { class: "buttons" },
+                  h("button", { type: "button", onclick: decide("approve") }, "Approve"),
+                  fields && !page.edits.has(interrupt.id)
+                    ? h("button", { type: "button", class: "secondary", onclick: () => startEditing(interrupt, fields, input) }, "Edit")
+                    : null,
+                  h("button", { type: "button", class: "secondary", onclick: decide("reject") }, "Reject"),
+                  h("button", { type: "button", class: "secondary", onclick: decide("cancel") }, "Cancel"),
+                ),
+              ],
         );
       });
   area.replaceChildren(...cards);
+}
+
+// ---- approving with edits: a form built from the interrupt's response schema -------------
+
+const DECISION_NAMES = { approve: "approve", edit: "approve with edits", reject: "reject", cancel: "cancel" };
+
+// The arguments a person may edit: the properties of `editedArgs` in the response schema.
+function editableFields(interrupt) {
+  const schema = interrupt.responseSchema?.properties?.editedArgs;
+  if (!schema || schema.type !== "object" || !schema.properties) return null;
+  return Object.entries(schema.properties).map(([name, field]) => ({ name, field, label: field.title ?? name }));
+}
+
+function fieldType(field) {
+  return Array.isArray(field.type) ? field.type.find((type) => type !== "null") : field.type;
+}
+
+function startEditing(interrupt, fields, input) {
+  const proposed = input && typeof input === "object" ? input : {};
+  const texts = {};
+  for (const { name, field } of fields) {
+    const value = proposed[name];
+    if (fieldType(field) === "boolean") texts[name] = value === true;
+    else texts[name] = value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  }
+  page.edits.set(interrupt.id, texts);
+  schedule();
+}
+
+// The edited arguments, typed by the schema; what does not parse goes as typed, and the server
+// refuses it (RUN_ERROR INVALID_APPROVAL) with the interrupt left to answer again.
+function editedArguments(fields, texts) {
+  const args = {};
+  for (const { name, field } of fields) {
+    const text = texts[name];
+    const type = fieldType(field);
+    if (type === "boolean") args[name] = Boolean(text);
+    else if (type === "string") args[name] = text;
+    else if (type === "number" || type === "integer") args[name] = text.trim() === "" ? null : Number.isFinite(Number(text)) ? Number(text) : text;
+    else {
+      const parsed = parseJson(text);
+      args[name] = parsed.ok ? parsed.value : text;
+    }
+  }
+  return args;
+}
+
+function editForm(chat, interrupt, fields, tool) {
+  const texts = page.edits.get(interrupt.id);
+  const inputs = fields.map(({ name, field, label }) => {
+    const type = fieldType(field);
+    const attributes = { name, "data-field": name, oninput: (event) => { texts[name] = type === "boolean" ? event.target.checked : event.target.value; } };
+    const input =
+      type === "boolean"
+        ? h("input", { ...attributes, type: "checkbox", checked: texts[name] === true })
+        : h("input", { ...attributes, type: type === "number" || type === "integer" ? "number" : "text", step: type === "integer" ? "1" : "any", value: texts[name] });
+    return h("label", {}, h("span", {}, label), input);
+  });
+  const submit = (event) => {
+    event.preventDefault();
+    const editedArgs = editedArguments(fields, texts);
+    page.edits.delete(interrupt.id);
+    decideInterrupt(chat, interrupt, { kind: "edit", editedArgs });
+  };
+  const discard = () => {
+    page.edits.delete(interrupt.id);
+    schedule();
+  };
+  return h(
+    "form",
+    { class: "edit-args", "aria-label": `Edit the arguments of ${tool ?? "the tool"}`, onsubmit: submit },
+    inputs,
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "submit" }, "Approve with edits"),
+      h("button", { type: "button", class: "secondary", onclick: discard }, "Discard edits"),
+    ),
+  );
+}
+
+function reasonField(interrupt) {
+  const input = h("input", {
+    type: "text",
+    value: page.reasons.get(interrupt.id) ?? "",
+    placeholder: "optional, sent with Reject",
+    oninput: (event) => page.reasons.set(interrupt.id, event.target.value),
+  });
+  return h("label", { class: "reason" }, h("span", {}, "Reason"), input);
 }
 
 function renderErrors(chat) {
@@ -157,6 +263,7 @@ function renderComposer(chat) {
 }
 
 function renderState(chat) {
+  $("#state-visual").replaceChildren(...stateViews(chat?.state));
   const view = $("#state-view");
   const text = pretty(chat?.state ?? {});
   if (view.textContent !== text) {
@@ -244,6 +351,8 @@ function decideInterrupt(chat, interrupt, decision) {
   }
   const resume = chat.pendingInterrupts.map((i) => resumeEntry(i, page.decisions.get(i.id)));
   page.decisions.clear();
+  page.edits.clear();
+  page.reasons.clear();
   startRun(chat, { resume });
 }
 
@@ -276,7 +385,7 @@ function send(event) {
     schedule();
     return;
   }
-  chat.messages.push({ id: newId("user"), role: "user", content: text });
+  chat.messages.push({ id: newId("user"), role: "user", content: messageContent(text, page.attachments.take()) });
   box.value = "";
   startRun(chat);
 }
@@ -286,6 +395,8 @@ function selectExample(name) {
   if (!example) return;
   page.current = example;
   page.decisions.clear();
+  page.edits.clear();
+  page.reasons.clear();
   const config = pageConfig(example.name);
   const chat = conversation();
   $("#example-title").textContent = example.name;
@@ -293,6 +404,7 @@ function selectExample(name) {
   $("#example-route").textContent = `POST ${example.path}`;
   $("#context").value = chat.context.length ? pretty(chat.context) : "";
   $("#context-panel").open = chat.context.length > 0;
+  page.attachments.setEnabled(config.attachments);
   const tools = config.tools.map((tool) => tool.name);
   $("#example-tools").textContent = tools.length ? `The page answers: ${tools.join(", ")}` : "";
   const prompt = $("#suggested");
@@ -335,6 +447,15 @@ function listExamples(health) {
 }
 
 async function start() {
+  page.attachments = attachmentPicker({
+    button: $("#attach"),
+    input: $("#attach-input"),
+    list: $("#attached"),
+    onError: (message) => {
+      page.pageError = message;
+      schedule();
+    },
+  });
   $("#composer").addEventListener("submit", send);
   $("#message").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) send(event);

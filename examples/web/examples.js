@@ -38,6 +38,33 @@ export const HAIKU_TOOL = {
   },
 };
 
+export const CHANGE_BACKGROUND_TOOL = {
+  name: "change_background",
+  description: "Change the background color of the chat. Can be anything that the CSS background attribute accepts. Regular colors, linear or radial gradients etc.",
+  parameters: {
+    type: "object",
+    properties: { background: { type: "string", description: "The background. Prefer gradients." } },
+    required: ["background"],
+  },
+};
+
+// The states the Dojo's pages start from.
+export const RECIPE_STATE = {
+  recipe: {
+    title: "Make Your Recipe",
+    skill_level: "Intermediate",
+    cooking_time: "45 min",
+    special_preferences: [],
+    ingredients: [
+      { icon: "🥕", name: "Carrots", amount: "3 large, grated" },
+      { icon: "🌾", name: "All-Purpose Flour", amount: "2 cups" },
+    ],
+    instructions: ["Preheat oven to 350°F (175°C)"],
+  },
+};
+
+export const TRAVEL_STATE = { itinerary: {}, experiences: [], flights: [], hotels: [], planning_step: "start", active_agent: "supervisor" };
+
 export const PAGE_EXAMPLES = {
   ag_ui_docs_copilot: { prompt: "What does the README say about shared state?" },
   agentic_chat: { prompt: "Say hello in one sentence." },
@@ -47,6 +74,11 @@ export const PAGE_EXAMPLES = {
   tool_based_generative_ui: { prompt: "Write a haiku about autumn leaves", tools: [HAIKU_TOOL] },
   subagents: { prompt: "Write a short article about the history of AI" },
   custom_lifecycle_events: { prompt: "Count the words in: the quick brown fox" },
+  agentic_chat_reasoning: { prompt: "What is the best car to buy? Explain step by step.", tools: [CHANGE_BACKGROUND_TOOL] },
+  agentic_chat_multimodal: { prompt: "Describe what you see in the image I upload.", tools: [CHANGE_BACKGROUND_TOOL], attachments: true },
+  agentic_generative_ui: { prompt: "Please build a plan to go to mars in 5 steps." },
+  shared_state: { prompt: "Create a delicious Italian pasta recipe.", state: RECIPE_STATE },
+  subgraphs: { prompt: "Plan a trip to San Francisco", state: TRAVEL_STATE },
   dynamic_system_prompt: {
     prompt: "Who am I?",
     context: [
@@ -58,5 +90,11 @@ export const PAGE_EXAMPLES = {
 
 export function pageConfig(name) {
   const known = PAGE_EXAMPLES[name] ?? {};
-  return { prompt: known.prompt ?? null, tools: known.tools ?? [], context: known.context ?? [] };
+  return {
+    prompt: known.prompt ?? null,
+    tools: known.tools ?? [],
+    context: known.context ?? [],
+    state: known.state ?? {},
+    attachments: known.attachments ?? false,
+  };
 }

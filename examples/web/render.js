@@ -2,6 +2,10 @@
 // one card per run (steps, custom events, usage, outcome). Rebuilt on each change; the open
 // or closed state a person gave a collapsible block is remembered by key.
 
+import { attachmentViews } from "./attachments.js";
+import { markdownBlock } from "./markdown.js";
+import { toolStatus } from "./statuses.js";
+
 const openBlocks = new Map();
 
 export function h(tag, attributes = {}, ...children) {
@@ -94,7 +98,7 @@ function stepsReview(call, view) {
     ),
   );
   const list = h("ul", { class: "steps-review", "aria-label": "Proposed steps" }, boxes);
-  if (!pending) return list;
+  if (!pending) return reviewedSteps(args.steps, view.results.get(call.id)) ?? list;
   const kept = () =>
     [...list.querySelectorAll("input")].filter((box) => box.checked).map((box) => args.steps[Number(box.dataset.step)].description);
   return h(
@@ -109,16 +113,28 @@ function stepsReview(call, view) {
   );
 }
 
+// The steps as the person left them: those unticked marked "left out", all of them when the
+// plan was rejected. Read from the answer the page sent (see stepsReview).
+function reviewedSteps(steps, result) {
+  const answer = typeof result?.content === "string" ? result.content : null;
+  if (answer === null) return null;
+  const rejected = answer.startsWith("The user rejected");
+  const kept = answer.match(/^The user kept these steps: (.*)\.$/s)?.[1].split("; ") ?? [];
+  const items = steps.map((step) => {
+    const chosen = !rejected && kept.includes(step.description);
+    const label = rejected ? "rejected" : chosen ? "kept" : "left out";
+    return h("li", { class: `reviewed-step ${chosen ? "kept" : "left-out"}`, "data-choice": label }, `${chosen ? "✓" : "✗"} ${step.description}`, h("span", { class: "choice" }, ` (${label})`));
+  });
+  return h(
+    "div",
+    { class: `steps-reviewed${rejected ? " rejected" : ""}` },
+    rejected ? h("p", { class: "hint" }, "You rejected this plan.") : null,
+    h("ul", { class: "steps-review", "aria-label": rejected ? "Rejected steps" : "Reviewed steps" }, items),
+  );
+}
+
 const RESULT_CARDS = { get_weather: weatherCard };
 const ARGUMENT_CARDS = { generate_haiku: haikuCard, generate_task_steps: stepsReview };
-
-function toolStatus(call, result, view) {
-  if (view.open.has(call.id)) return "streaming arguments…";
-  if (view.interruptCalls.has(call.id)) return "waiting for approval";
-  if (view.pendingIds.has(call.id)) return "waiting for the page";
-  if (result) return "done";
-  return view.running ? "running…" : "no result";
-}
 
 function toolCallCard(call, view) {
   const result = view.results.get(call.id);
@@ -153,14 +169,22 @@ function reasoningBlock(message, view) {
 
 function contentText(content) {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => part.text ?? `[${part.type}]`).join("");
+  if (Array.isArray(content)) return content.filter((part) => part.type === "text").map((part) => part.text ?? "").join("");
   return content == null ? "" : pretty(content);
 }
 
 export function messageView(message, view) {
   switch (message.role) {
-    case "user":
-      return h("div", { class: "message user", "data-id": message.id }, h("div", { class: "who" }, "You"), h("div", { class: "text" }, contentText(message.content)));
+    case "user": {
+      const files = attachmentViews(message.content);
+      return h(
+        "div",
+        { class: "message user", "data-id": message.id },
+        h("div", { class: "who" }, "You"),
+        h("div", { class: "text" }, contentText(message.content)),
+        files.length ? h("div", { class: "attachments", "aria-label": "Attachments" }, files) : null,
+      );
+    }
     case "reasoning":
       return reasoningBlock(message, view);
     case "tool":
@@ -179,7 +203,7 @@ export function messageView(message, view) {
         "div",
         { class: `message assistant${streaming ? " streaming" : ""}`, "data-id": message.id },
         text || !message.toolCalls?.length ? h("div", { class: "who" }, message.name ?? "Assistant") : null,
-        text ? h("div", { class: "text" }, text) : null,
+        text ? markdownBlock(text) : null,
         (message.toolCalls ?? []).map((call) => toolCallCard(call, view)),
       );
     }

@@ -12,7 +12,7 @@ from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_c
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
-from ag_ui_openai_agents.state import SharedState, shared_state, use_shared_state
+from ag_ui_openai_agents.state import PredictState, SharedState, shared_state, use_shared_state
 from ag_ui_openai_agents.subagents import subagent_events
 from ag_ui_openai_agents.translator import AGUITranslator
 
@@ -22,6 +22,7 @@ __all__ = [
     "AGUITranslator",
     "ApprovalSigner",
     "OpenAIAgentsAgent",
+    "PredictState",
     "ResumedToolCalls",
     "SharedState",
     "TranslatedInput",

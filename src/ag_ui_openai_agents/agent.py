@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -27,6 +27,7 @@ from ag_ui.core import (
 from agents import Agent, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
+from ag_ui_openai_agents.a2ui import A2UI
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities
@@ -37,7 +38,7 @@ from ag_ui_openai_agents.safe_errors import (
     exception_text,
     without_error_details,
 )
-from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -83,6 +84,10 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
+        state_deltas: bool = False,
+        predictive_state: Sequence[PredictState] = (),
+        a2ui: A2UI | None = None,
         expose_error_details: bool = False,
     ) -> None:
         """Wrap ``agent``.
@@ -103,6 +108,18 @@ class OpenAIAgentsAgent:
         ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
         set. Approvals are unsigned only when neither is given: to turn signing off, pass no
         signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
+
+        ``subagents_for_pre_1_0_clients`` streams agents used as tools as subagents to requests
+        without ``protocolVersion`` too; leave it False unless every such client accepts
+        ``SUBAGENT_*`` events (``@ag-ui/client`` 0.0.59, CopilotKit 1.75), see
+        :meth:`AGUITranslator.to_agui`.
+        ``state_deltas`` and ``predictive_state`` are ``to_agui``'s options of the same names
+        (STATE_DELTA when smaller than a snapshot; ``PredictState`` declarations), and the
+        capabilities document says so.
+
+        ``a2ui`` (:class:`~ag_ui_openai_agents.a2ui.A2UI`) serves the requests the A2UI
+        middleware marks (``injectA2UITool``): their render tool is replaced by a
+        ``generate_a2ui`` tool.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -117,18 +134,31 @@ class OpenAIAgentsAgent:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
+            state_deltas=state_deltas,
+            predictive_state=tuple(predictive_state),
         )
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
         self.translator = translator or AGUITranslator()
         self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
         """Signs and checks approvals; None when approvals are not signed."""
+        self.a2ui = a2ui
+        """Serves the requests the A2UI middleware marks; None when not served."""
         self.expose_error_details = expose_error_details
         """Whether a failed run's RUN_ERROR may carry the exception's text."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
-        return agent_capabilities(self.agent, name=self.name, description=self.description)
+        return agent_capabilities(
+            self.agent,
+            name=self.name,
+            description=self.description,
+            subagents_for_pre_1_0_clients=self.lifecycle.subagents_for_pre_1_0_clients,
+            state_deltas=self.lifecycle.state_deltas,
+            predictive_state=self.lifecycle.predictive_state,
+            a2ui_tool=self.a2ui.tool_name if self.a2ui is not None else None,
+        )
 
     async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.
@@ -182,8 +212,11 @@ class OpenAIAgentsAgent:
         )
         if resumed.open_interrupts:
             return None, resumed
-        translated = self.translator.to_openai(resumed.run_input)
+        a2ui = self.a2ui.prepare(resumed.run_input) if self.a2ui is not None else None
+        translated = self.translator.to_openai(a2ui.run_input if a2ui else resumed.run_input)
         agent = self._request_agent(translated)
+        if a2ui is not None:
+            agent = a2ui.agent(agent)
         result = Runner.run_streamed(
             agent, input=translated.messages, context=context, run_config=run_config
         )

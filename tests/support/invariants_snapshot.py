@@ -8,6 +8,7 @@ after :class:`~support.invariants_checker._Checker` has seen the whole stream.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ag_ui.core import AssistantMessage, ToolCall, ToolMessage
@@ -23,6 +24,44 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(item) for item in value]
     return value
+
+
+def _approved_edits(checker: _Checker) -> dict[str, Any]:
+    """The ``editedArgs`` of the request's approving resume entries, by the call id answered
+    (the interrupt id without its signature, when it has one)."""
+    run_input = checker.run_input
+    edits: dict[str, Any] = {}
+    for entry in (run_input.resume or []) if run_input is not None else []:
+        payload = entry.payload
+        if entry.status != "resolved" or not isinstance(payload, dict):
+            continue
+        if payload.get("approved") is True and isinstance(payload.get("editedArgs"), dict):
+            call_id = entry.interrupt_id.partition(".agui1.")[0] or entry.interrupt_id
+            edits[call_id] = payload["editedArgs"]
+    return edits
+
+
+def _edited(message: Any, edits: dict[str, Any]) -> Any:
+    """``message`` as the snapshot may restate it: its approved edited calls with the edits
+    as their arguments (compact JSON, as the server writes them, unless equal to the model's)."""
+    calls = getattr(message, "tool_calls", None) or []
+    if not isinstance(message, AssistantMessage) or not any(c.id in edits for c in calls):
+        return message
+    changed = []
+    for call in calls:
+        if call.id in edits and _parsed(call.function.arguments) != edits[call.id]:
+            text = json.dumps(edits[call.id], ensure_ascii=False, separators=(",", ":"))
+            function = call.function.model_copy(update={"arguments": text})
+            call = call.model_copy(update={"function": function})
+        changed.append(call)
+    return message.model_copy(update={"tool_calls": changed})
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 class _SnapshotCheck:
@@ -61,9 +100,12 @@ class _SnapshotCheck:
         """Every input message, unchanged and in order; this run's results may sit among them.
 
         A resumed approval is answered right after its call, so its result can precede later
-        input messages; nothing else may be inserted, and nothing sent may be lost.
+        input messages; nothing else may be inserted, and nothing sent may be lost. A call whose
+        approval the request answered with ``editedArgs`` shows those arguments (the ones that
+        ran, when it ran) and may differ from the request in that only.
         """
         sent = self.checker.history.messages
+        edits = _approved_edits(self.checker)
         ids = [message.id for message in sent]
         results = {event.message_id for event in self.checker.results.values()}
         position = 0
@@ -71,7 +113,9 @@ class _SnapshotCheck:
             if position == len(sent):
                 break
             if message.id == sent[position].id:
-                ok = _plain(sent[position]) == _plain(message)
+                ok = _plain(sent[position]) == _plain(message) or (
+                    bool(edits) and _plain(_edited(sent[position], edits)) == _plain(message)
+                )
                 self.require(ok, "snapshot-input-changed", f"input message {message.id!r} altered")
                 position += 1
                 continue

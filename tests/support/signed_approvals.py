@@ -157,6 +157,8 @@ class Instance:
     """"wrapper" (``OpenAIAgentsAgent``) or "translator" (the documented recipe)."""
     ledger: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """Every run of ``issue_refund`` here: (``ToolContext.tool_call_id``, arguments)."""
+    model: ScriptedResponsesModel | None = None
+    """The instance's scripted model (its ``calls`` hold every input it received)."""
 
     async def run(self, run_input: RunAgentInput) -> Run:
         """Serve one request and check its stream."""
@@ -217,7 +219,7 @@ def make_instance(
     if secret is not None and not isinstance(secret, ApprovalSigner):
         signer = ApprovalSigner.from_secret(secret, max_age or 86400.0, clock=clock)
     wrapper = OpenAIAgentsAgent(agent, run_config=config, approval_signer=signer)
-    return Instance(name, agent, config, wrapper, via, ledger)
+    return Instance(name, agent, config, wrapper, via, ledger, model)
 
 
 def make_request(

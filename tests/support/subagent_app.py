@@ -4,6 +4,9 @@ The manager (``/agent``) asks two specialists at once: ``research_topic`` looks 
 answers, ``write_prose`` writes. Both stream as AG-UI subagents. A second user turn gets a plain
 answer from the manager, with the first turn's subagent messages in its history. On
 ``/failing`` the researcher's model fails mid-answer: SUBAGENT_ERROR, then the manager goes on.
+
+By default only AG-UI 1.0 requests see the subagents; ``build_app(subagents_for_pre_1_0_clients=
+True)`` shows them to requests without ``protocolVersion`` too.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def _failing_scripts() -> AgentScripts:
     )
 
 
-def build_app() -> FastAPI:
+def build_app(*, subagents_for_pre_1_0_clients: bool = False) -> FastAPI:
     """The app: ``/agent``, and ``/failing`` where the research specialist's model fails."""
     researcher = Agent(name="Researcher", instructions="research", tools=[lookup])
     writer = Agent(name="Writer", instructions="write", handoff_description="Writes prose.")
@@ -71,8 +74,9 @@ def build_app() -> FastAPI:
         ),
     ]
     manager = Agent(name="Manager", instructions="manage", tools=tools)
+    option = {"subagents_for_pre_1_0_clients": subagents_for_pre_1_0_clients}
     app = FastAPI()
-    add_openai_agents_fastapi_endpoint(app, served_agent(manager, _scripts()), "/agent")
-    failing = served_agent(manager, _failing_scripts())
+    add_openai_agents_fastapi_endpoint(app, served_agent(manager, _scripts(), **option), "/agent")
+    failing = served_agent(manager, _failing_scripts(), **option)
     add_openai_agents_fastapi_endpoint(app, failing, "/failing")
     return app

@@ -97,8 +97,10 @@ async def run_served(
     scripts: AgentScripts,
     *,
     expect_error: bool = False,
+    **options: Any,
 ) -> AguiRun:
-    """Run ``agent`` through ``OpenAIAgentsAgent.run_streamed`` on ``scripts``."""
-    served = served_agent(agent, scripts)
+    """Run ``agent`` through ``OpenAIAgentsAgent.run_streamed`` on ``scripts`` (``options``:
+    the wrapper's keyword arguments)."""
+    served = served_agent(agent, scripts, **options)
     events, error = await _drain(served.run_streamed(run_input), run_input, expect_error, True)
     return AguiRun(events, None, None, error)

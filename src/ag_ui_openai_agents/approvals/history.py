@@ -82,8 +82,3 @@ def insert_results(
         waiting.extend(answers.get(index, []))
     merged.extend(waiting)
     return merged
-
-
-def is_approval(payload: object) -> bool:
-    """Tell whether a resume payload approves: exactly ``{"approved": true}``-shaped."""
-    return isinstance(payload, dict) and payload.get("approved") is True

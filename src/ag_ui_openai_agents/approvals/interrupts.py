@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ag_ui.core import Interrupt
 from agents.items import ToolApprovalItem
 
+from ag_ui_openai_agents.approvals.decisions import approval_response_schema
 from ag_ui_openai_agents.approvals.signing import (
     ApprovalSignature,
     ApprovalSigner,
@@ -21,12 +21,10 @@ from ag_ui_openai_agents.protocol import item_field as _field
 TOOL_APPROVAL_REASON = "tool_approval"
 """``Interrupt.reason`` of a paused backend tool call."""
 
-APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"approved": {"type": "boolean"}},
-    "required": ["approved"],
-}
-"""JSON schema of the answer an approval interrupt expects: ``{"approved": true | false}``."""
+APPROVAL_RESPONSE_SCHEMA: dict[str, Any] = approval_response_schema(None)
+"""JSON schema of the answer an approval interrupt expects when the tool's argument schema is
+unknown: ``{"approved": true | false, "reason"?: string}``. Interrupts of known tools also offer
+``editedArgs``, typed by the tool's arguments (:func:`approval_response_schema`)."""
 
 
 class UnresumableApprovalError(Exception):
@@ -40,18 +38,20 @@ def approval_interrupt(
     *,
     signature: ApprovalSignature | None = None,
     message: str | None = None,
+    params_schema: Mapping[str, Any] | None = None,
 ) -> Interrupt:
     """Build the AG-UI interrupt asking to approve one paused tool call.
 
     With a ``signature``, the interrupt's ``id`` is ``<call id>.<token>`` and ``expires_at`` is
-    set; ``tool_call_id`` is always the plain call id.
+    set; ``tool_call_id`` is always the plain call id. With the tool's ``params_schema``, the
+    ``response_schema`` offers ``editedArgs`` typed by it.
     """
     return Interrupt(
         id=call_id if signature is None else signed_interrupt_id(call_id, signature.token),
         reason=TOOL_APPROVAL_REASON,
         message=message,
         tool_call_id=call_id,
-        response_schema=copy.deepcopy(APPROVAL_RESPONSE_SCHEMA),
+        response_schema=approval_response_schema(params_schema),
         expires_at=None if signature is None else signature.expires_at,
         metadata={"tool_name": tool_name, "tool_input": parse_arguments(arguments)},
     )
@@ -63,6 +63,7 @@ def interrupts_from_result(
     *,
     signer: ApprovalSigner | None = None,
     thread_id: str | None = None,
+    params_schemas: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Interrupt]:
     """Map a paused run's approval items to interrupts, one per paused call, in order.
 
@@ -70,7 +71,8 @@ def interrupts_from_result(
     history). Raises :class:`UnresumableApprovalError` for an approval that a later request could
     not resume: one of a built-in tool with its own executor, or one raised inside an agent used
     as a tool (its call id is not in the conversation). With a ``signer``, each interrupt is
-    signed for ``thread_id``.
+    signed for ``thread_id``. ``params_schemas`` maps tool names to their argument schemas,
+    which type the ``editedArgs`` each interrupt offers.
     """
     interrupts: list[Interrupt] = []
     seen: set[str] = set()
@@ -100,8 +102,11 @@ def interrupts_from_result(
                     raise ValueError("signing approval interrupts needs the thread id")
                 subject = ApprovalSubject(thread_id, call_id, called, arguments)
                 signature = signer.sign(subject)
+            schema = (params_schemas or {}).get(tool_name)
             interrupts.append(
-                approval_interrupt(call_id, tool_name, arguments, signature=signature)
+                approval_interrupt(
+                    call_id, tool_name, arguments, signature=signature, params_schema=schema
+                )
             )
     return interrupts
 

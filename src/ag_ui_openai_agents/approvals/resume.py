@@ -4,8 +4,9 @@ A run that pauses on ``needs_approval`` tools ends with one AG-UI interrupt per 
 (:func:`interrupts_from_result`). Nothing is kept on the server: the next request carries the
 history, in which the paused calls have no result yet, plus resume entries answering the
 interrupts. :func:`resume_tool_calls` answers those open calls before the model runs: it runs the
-approved tools itself, gives rejected ones the SDK's rejection text, and reports what is still
-undecided so the caller can end the run with the same interrupts again.
+approved tools itself (with the arguments a person edited, when the answer carries
+``editedArgs``), gives rejected ones the person's reason or the SDK's rejection text, and reports
+what is still undecided so the caller can end the run with the same interrupts again.
 
 With an :class:`ApprovalSigner`, interrupts are signed (:mod:`.signing`) and an approval runs
 only when its signature proves that the server paused on that very call in that thread. The
@@ -33,12 +34,19 @@ from agents.run_config import ToolErrorFormatterArgs
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from agents.usage import Usage
 
+from ag_ui_openai_agents.approvals.decisions import (
+    INVALID_APPROVAL_CODE,
+    Decision,
+    InvalidDecision,
+    check_edits,
+    read_decision,
+    with_arguments,
+)
 from ag_ui_openai_agents.approvals.history import (
     HistoryCall,
     answers_call,
     entry_for,
     insert_results,
-    is_approval,
     open_calls,
 )
 from ag_ui_openai_agents.approvals.interrupts import (
@@ -51,6 +59,7 @@ from ag_ui_openai_agents.approvals.tools import (
     Catalog,
     catalog_tools,
     may_need_approval,
+    params_schema,
     run_approved,
 )
 from ag_ui_openai_agents.approvals.verify import (
@@ -93,9 +102,9 @@ class ResumedToolCalls:
     usage: Usage | None
     """Model usage of the tools run here (agents used as tools), or None if there was none."""
     refusals: list[ApprovalRefusal] = field(default_factory=list)
-    """Approvals whose signature failed. When any is listed nothing ran, the refused calls are
-    also in ``open_interrupts`` (so the model is not called), and ``to_agui`` ends the run with
-    RUN_ERROR."""
+    """Answers refused: approvals whose signature failed, or malformed decisions. When any is
+    listed nothing ran, the refused calls stay open and are also in ``open_interrupts`` (so the
+    model is not called), and ``to_agui`` ends the run with RUN_ERROR (``refusal_code``)."""
     signer: ApprovalSigner | None = field(default=None, repr=False)
     """The signer the approvals were checked with; ``to_agui(..., resumed=...)`` signs the
     interrupts it emits with it, so the pause and the resume share one configuration."""
@@ -104,6 +113,11 @@ class ResumedToolCalls:
     def refusal_message(self) -> str | None:
         """The client-safe RUN_ERROR message for the refusals, or None when there are none."""
         return refusal_message(self.refusals) if self.refusals else None
+
+    @property
+    def refusal_code(self) -> str | None:
+        """The RUN_ERROR code for the refusals (``APPROVAL_REFUSED`` or ``INVALID_APPROVAL``)."""
+        return self.refusals[0].code if self.refusals else None
 
 
 async def resume_tool_calls(
@@ -117,8 +131,13 @@ async def resume_tool_calls(
     """Answer the tool calls the history left open, before the model runs again.
 
     Open calls of the agent's own tools (and of agents reachable through handoffs) are answered
-    from ``run_input.resume``: an approval (payload ``{"approved": true}``) runs the tool, any
-    other answer gives the SDK's rejection text, a cancelled interrupt gives ``CANCELLED``. A call
+    from ``run_input.resume``: an approval (payload ``{"approved": true}``) runs the tool, with
+    ``"editedArgs"`` (an object) in place of the model's arguments when given, checked first
+    against the tool's argument schema; the history returned shows the arguments that ran. A
+    rejection (``{"approved": false}``) gives its ``"reason"`` or the SDK's rejection text, a
+    cancelled interrupt gives ``CANCELLED``. A malformed answer (``approved`` not a boolean,
+    edits that are not an object or that the schema refuses) runs nothing in the whole request,
+    lists a refusal with code ``INVALID_APPROVAL`` and leaves the call open. A call
     that may need approval and has no entry stays open and is listed in ``open_interrupts``; an
     unfinished call that needed no approval gets ``ABANDONED``. Hosted calls and calls of client
     tools are left as they are. Stateless: replaying a request runs its approved tools again.
@@ -143,10 +162,17 @@ async def resume_tool_calls(
     ]
     renewed: dict[HistoryCall, Interrupt] = {}
     if signer is not None:
-        checked = check_answers(signer, run_input.thread_id, answers)
+
+        def schema_of(call: HistoryCall) -> dict[str, Any] | None:
+            return params_schema(catalog.candidates(call.name))
+
+        checked = check_answers(signer, run_input.thread_id, answers, schema_of)
         if checked.refusals:
-            return _refused(run_input, checked.refusals, signer)
+            return _refused(run_input, checked.refusals, signer, catalog)
         answers, renewed = checked.answers, checked.renewed
+    invalid = _invalid_decisions(answers, catalog)
+    if invalid:
+        return _refused(run_input, invalid, signer, catalog)
     taken = {message.id for message in run_input.messages}
     resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context, taken)
     for call, entry in answers:
@@ -175,13 +201,52 @@ def _warn_unmatched_entries(
             )
 
 
+def _invalid_decisions(
+    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]], catalog: Catalog
+) -> list[ApprovalRefusal]:
+    """The malformed answers among ``answers``, checked before anything runs.
+
+    Edits are checked against the argument schema of the one tool the call may mean; when the
+    call is ambiguous or its tool unknown nothing runs anyway (AMBIGUOUS, ABANDONED).
+    """
+    refusals: list[ApprovalRefusal] = []
+    for call, entry in answers:
+        if entry is None or entry.status == "cancelled":
+            continue
+        decision = read_decision(entry.payload)
+        candidates = catalog.candidates(call.name)
+        problem: str | None = None
+        if isinstance(decision, InvalidDecision):
+            problem = decision.problem
+        elif decision.edited_args is not None and len(candidates) == 1:
+            problem = check_edits(decision.edited_args, candidates[0].tool.params_json_schema)
+        if problem is not None:
+            logger.warning(
+                "Invalid answer to the approval of tool call %r: %s", call.call_id, problem
+            )
+            explanation = f"the answer is invalid: {problem}; answer the interrupt again"
+            refusals.append(
+                ApprovalRefusal(call.call_id, call.name, explanation, INVALID_APPROVAL_CODE)
+            )
+    return refusals
+
+
 def _refused(
-    run_input: RunAgentInput, refusals: Sequence[ApprovalRefusal], signer: ApprovalSigner
+    run_input: RunAgentInput,
+    refusals: Sequence[ApprovalRefusal],
+    signer: ApprovalSigner | None,
+    catalog: Catalog,
 ) -> ResumedToolCalls:
-    """The result of a request whose approvals were refused: nothing answered, nothing run."""
+    """The result of a request whose answers were refused: nothing answered, nothing run."""
     calls = {c.call_id: c for c in open_calls(run_input.messages)}
     interrupts = [
-        approval_interrupt(r.call_id, r.tool_name, calls[r.call_id].arguments) for r in refusals
+        approval_interrupt(
+            r.call_id,
+            r.tool_name,
+            calls[r.call_id].arguments,
+            params_schema=params_schema(catalog.candidates(r.tool_name)),
+        )
+        for r in refusals
     ]
     return ResumedToolCalls(
         run_input=run_input,
@@ -216,32 +281,47 @@ class _Resolver:
         self._interrupts: dict[str, Interrupt] = {}
         self._usage = Usage()
         self._taken = taken_ids
+        self._ran_with: dict[tuple[int, str], str] = {}
 
     async def resolve(self, call: HistoryCall, entry: ResumeEntry | None) -> None:
         """Answer ``call`` from its resume entry, or keep it open when it awaits a decision."""
         candidates = self._catalog.candidates(call.name)
         if entry is None:
             if any(may_need_approval(c.tool) for c in candidates):
-                interrupt = approval_interrupt(call.call_id, call.name, call.arguments)
+                interrupt = approval_interrupt(
+                    call.call_id,
+                    call.name,
+                    call.arguments,
+                    params_schema=params_schema(candidates),
+                )
                 self._interrupts.setdefault(call.call_id, interrupt)
             else:
                 self._answer(call, ABANDONED_RESULT)
-        elif entry.status == "cancelled":
+            return
+        if entry.status == "cancelled":
             self._answer(call, CANCELLED_RESULT)
-        elif not is_approval(entry.payload):
-            self._answer(call, await self._rejection_text(call))
+            return
+        decision = read_decision(entry.payload)
+        if not isinstance(decision, Decision) or not decision.approved:
+            # A malformed answer was refused before anything ran; deny by default all the same.
+            reason = decision.reason if isinstance(decision, Decision) else None
+            self._answer(call, reason or await self._rejection_text(call))
         elif len(candidates) > 1:
             self._answer(call, AMBIGUOUS_RESULT)
         elif not candidates:
             self._answer(call, ABANDONED_RESULT)
         else:
+            arguments = decision.arguments(call.arguments)
             output = await run_approved(
                 call,
                 candidates[0],
+                arguments=arguments,
                 context=self._context,
                 run_config=self._run_config,
                 usage=self._usage,
             )
+            if arguments != call.arguments:
+                self._ran_with[(call.message_index, call.call_id)] = arguments
             self._answer(call, output)
 
     def reopen(self, call: HistoryCall, interrupt: Interrupt) -> None:
@@ -252,7 +332,9 @@ class _Resolver:
         """Return the request with its answers, and what remains open."""
         updated = run_input
         if self._answers:
-            messages = insert_results(run_input.messages, self._answers)
+            # Edited calls show the arguments that ran (indices are those of the request).
+            edited = with_arguments(run_input.messages, self._ran_with)
+            messages = insert_results(edited, self._answers)
             updated = run_input.model_copy(update={"messages": messages})
         used = self._usage.requests > 0 or self._usage.total_tokens > 0
         return ResumedToolCalls(

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agents import Agent, FunctionTool, Handoff, RunConfig, RunContextWrapper, UserError
 from agents import agent_tool_state as _agent_tool_state
-from agents.items import ItemHelpers
+from agents.items import ItemHelpers, ToolApprovalItem
 from agents.tool import invoke_function_tool as _invoke_function_tool
 from agents.tool_context import ToolContext
 from agents.usage import Usage
@@ -115,22 +115,53 @@ def may_need_approval(tool: FunctionTool) -> bool:
     return tool.needs_approval is not False
 
 
+def params_schema(candidates: Sequence[ServerTool]) -> dict[str, Any] | None:
+    """The argument schema a call of these candidate tools takes (None when they differ)."""
+    schemas = [c.tool.params_json_schema for c in candidates]
+    return schemas[0] if schemas and all(s == schemas[0] for s in schemas) else None
+
+
+async def paused_params_schemas(
+    items: Sequence[ToolApprovalItem], run_context: RunContextWrapper[Any]
+) -> dict[str, dict[str, Any]]:
+    """The argument schema of each function tool the paused ``items`` name, by tool name.
+
+    Read from the tools of the agents that paused (their MCP tools included); when listing an
+    agent's tools fails, its static tools are used and the failure is logged.
+    """
+    schemas: dict[str, dict[str, Any]] = {}
+    agents = {id(item.agent): item.agent for item in items}
+    for agent in agents.values():
+        try:
+            tools: Sequence[Any] = await agent.get_all_tools(run_context)
+        except Exception:
+            logger.exception("Could not list the tools of agent %r.", agent.name)
+            tools = agent.tools
+        for tool in tools:
+            if isinstance(tool, FunctionTool) and not is_client_tool(tool):
+                for name in {tool.name, getattr(tool, "qualified_name", tool.name)}:
+                    schemas.setdefault(name, tool.params_json_schema)
+    return schemas
+
+
 async def run_approved(
     call: HistoryCall,
     server_tool: ServerTool,
     *,
+    arguments: str,
     context: Any,
     run_config: RunConfig,
     usage: Usage,
 ) -> str:
-    """Run an approved tool outside the run loop and return its result as text."""
+    """Run an approved tool outside the run loop with ``arguments`` (the model's, or the ones a
+    person edited) and return its result as text."""
     tool = server_tool.tool
     namespace = _sdk.tool_namespace(tool)
     raw_call = ResponseFunctionToolCall(
         type="function_call",
         call_id=call.call_id,
         name=tool.name,
-        arguments=call.arguments,
+        arguments=arguments,
         namespace=namespace,
     )
     tool_context: ToolContext[Any] = ToolContext(
@@ -138,7 +169,7 @@ async def run_approved(
         usage=Usage(),
         tool_name=tool.name,
         tool_call_id=call.call_id,
-        tool_arguments=call.arguments,
+        tool_arguments=arguments,
         tool_call=raw_call,
         tool_namespace=namespace,
         agent=server_tool.owner,

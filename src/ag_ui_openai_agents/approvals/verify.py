@@ -4,17 +4,23 @@ Only answers that approve need a signature: a rejection or a cancelled entry run
 request in which any approval fails its check runs nothing at all and ends with RUN_ERROR. An
 approval whose signature is genuine but past its age is asked again: the call stays open and
 its interrupt is issued afresh (its arguments are proven to be the ones the server paused on).
+
+The signature binds the pause (thread, call, tool, the model's arguments, time), checked against
+the call as the history holds it; edited arguments in the answer are the decision the signature
+authorises, so they take no part in the check, and a changed original still fails it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from ag_ui_openai_agents.approvals.history import HistoryCall, is_approval
+from ag_ui_openai_agents.approvals.decisions import Decision, read_decision
+from ag_ui_openai_agents.approvals.history import HistoryCall
 from ag_ui_openai_agents.approvals.interrupts import approval_interrupt
 from ag_ui_openai_agents.approvals.signing import (
     ApprovalSigner,
@@ -43,21 +49,24 @@ Answer = tuple[HistoryCall, "ResumeEntry | None"]
 
 @dataclass(frozen=True)
 class ApprovalRefusal:
-    """An approval the server refused: its signature did not prove the server paused on it."""
+    """An answer the server refused: its signature did not prove the server paused on the call
+    (code ``APPROVAL_REFUSED``), or the decision was malformed (``INVALID_APPROVAL``)."""
 
     call_id: str
-    """The call the refused answer approved."""
+    """The call the refused answer decided."""
     tool_name: str
     """The tool the call names."""
-    check: SignatureCheck
-    """What failed."""
+    explanation: str
+    """A client-safe phrase saying what failed (no key, no signature, no echoed input)."""
+    code: str = APPROVAL_REFUSED_CODE
+    """The RUN_ERROR code the request ends with."""
 
     @property
     def message(self) -> str:
-        """A client-safe sentence naming the call and what failed (no key, no signature)."""
+        """A client-safe sentence naming the call and what failed."""
         return (
             f"Approval refused for tool call {_shown(self.call_id)} ({_shown(self.tool_name)}): "
-            f"{self.check.explanation}. Nothing was run."
+            f"{self.explanation}. Nothing was run."
         )
 
 
@@ -73,13 +82,27 @@ class CheckedAnswers:
     """Approvals whose signature failed; when any is listed, nothing may run."""
 
 
+def approves(entry: ResumeEntry) -> bool:
+    """Whether ``entry`` approves its call (edits or not), so that it needs a signature."""
+    if entry.status == "cancelled":
+        return False
+    decision = read_decision(entry.payload)
+    return isinstance(decision, Decision) and decision.approved
+
+
 def check_answers(
-    signer: ApprovalSigner, thread_id: str, answers: Sequence[Answer]
+    signer: ApprovalSigner,
+    thread_id: str,
+    answers: Sequence[Answer],
+    params_schema: Callable[[HistoryCall], Mapping[str, Any] | None] | None = None,
 ) -> CheckedAnswers:
-    """Check the signature of every approving answer against its call in the history."""
+    """Check the signature of every approving answer against its call in the history.
+
+    ``params_schema`` gives a call's argument schema, for the interrupts issued afresh.
+    """
     checked = CheckedAnswers(answers=[])
     for call, entry in answers:
-        if entry is None or entry.status == "cancelled" or not is_approval(entry.payload):
+        if entry is None or not approves(entry):
             checked.answers.append((call, entry))
             continue
         subject = ApprovalSubject(thread_id, call.call_id, call.name, call.arguments)
@@ -96,6 +119,7 @@ def check_answers(
                 call.arguments,
                 signature=signer.sign(subject),
                 message=EXPIRED_APPROVAL_MESSAGE,
+                params_schema=params_schema(call) if params_schema is not None else None,
             )
             checked.answers.append((call, None))
         else:
@@ -106,7 +130,8 @@ def check_answers(
                 thread_id,
                 verdict.value,
             )
-            checked.refusals.append(ApprovalRefusal(call.call_id, call.name, verdict))
+            refusal = ApprovalRefusal(call.call_id, call.name, verdict.explanation)
+            checked.refusals.append(refusal)
     return checked
 
 

@@ -241,10 +241,15 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
 
     # Subagents --------------------------------------------------------------------------------
 
-    def attach_subagent_sink(self, sink: SubagentSink) -> None:
+    def attach_subagent_sink(self, sink: SubagentSink, *, shown: bool = True) -> None:
         """Take the nested events of agents used as tools from ``sink`` (filled by
-        ``subagent_events`` during this run)."""
+        ``subagent_events`` during this run).
+
+        ``shown=False`` keeps the subagents from the client: they are still translated (their
+        usage counts) but stream nothing and leave no message in the snapshot, so the client
+        sees each agent tool as one call and its result."""
         self.subagents.sink = sink
+        self.subagents.shown = shown
 
     def translate_subagent_events(self) -> Events:
         """Translate the nested events the sink holds (those whose subagent can stream yet)."""

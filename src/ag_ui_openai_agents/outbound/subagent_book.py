@@ -18,6 +18,11 @@ Invariants
     (every nested event has reached the sink by then: the SDK hands them over before the tool
     returns), or when the run ends; each run is closed exactly once, its descendants and its
     windows first.
+  * Whether the client sees any of it is decided here and only here (:attr:`SubagentBook.shown`,
+    set per request by the translator): a hidden subagent runs through the same steps (its
+    usage counts, it is closed as ever), but its events leave the book through :meth:`_emit`,
+    which drops them, and its messages get no :class:`SubagentSlot` in the snapshot. The client
+    then sees the outer call and its result only, as if the tool streamed nothing.
 """
 
 from __future__ import annotations
@@ -132,6 +137,8 @@ class SubagentBook:
         self.running: list[SubagentRun] = []
         self.bound: set[tuple[int, str]] = set()
         self.by_engine: dict[int, SubagentRun] = {}
+        self.shown = True
+        """Whether the client is shown the subagents (their events, their snapshot messages)."""
 
     @property
     def idle(self) -> bool:
@@ -148,7 +155,11 @@ class SubagentBook:
                 out += self._route(payload)
         if self.waiting:
             out += self._start_waiting(strict=True)
-        return out
+        return self._emit(out)
+
+    def _emit(self, events: Events) -> Events:
+        """What the book's entry points hand the stream: everything, or nothing when hidden."""
+        return events if self.shown else []
 
     def _route(self, payload: AgentToolStreamEvent) -> Events:
         tool_call = payload.get("tool_call")
@@ -219,7 +230,9 @@ class SubagentBook:
         self.by_engine[id(child)] = run
         if run.call_id is not None and parent_message is not None:
             self.bound.add((id(parent_engine), run.call_id))
-        parent_engine.book.produced.append(SubagentSlot(run.subagent_run_id, child.book.produced))
+        if self.shown:
+            slot = SubagentSlot(run.subagent_run_id, child.book.produced)
+            parent_engine.book.produced.append(slot)
         out: Events = [
             SubagentStartedEvent(
                 subagent_run_id=run.subagent_run_id,
@@ -254,7 +267,7 @@ class SubagentBook:
         for run in [r for r in self.running if r.parent_engine is engine and r.call_id == call_id]:
             failure = run.failure(result)
             out += self._close(run, None if failure is None else (failure, "tool_failed"))
-        return out
+        return self._emit(out)
 
     def close_under(self, engine: OpenAIToAGUITranslator, reason: CloseReason) -> Events:
         """Close every subagent run spawned by ``engine`` (and theirs), as its run ends."""
@@ -265,7 +278,7 @@ class SubagentBook:
             out += self._start_waiting(strict=False)
         for run in [r for r in self.running if r.parent_engine is engine]:
             out += self._close(run, _CLOSED_WITH_RUN[reason])
-        return out
+        return self._emit(out)
 
     def _close(self, run: SubagentRun, error: tuple[str, str] | None) -> Events:
         if run.closed:
