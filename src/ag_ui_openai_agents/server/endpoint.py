@@ -1,8 +1,10 @@
 """``add_openai_agents_fastapi_endpoint``: an AG-UI route (SSE), health and capabilities.
 
 This is the package's I/O edge. The run itself (:class:`OpenAIAgentsAgent`, the translator,
-the engine) yields AG-UI events and knows nothing of HTTP; here they are encoded, paced with
-keepalive comments, ended cleanly when the server shuts down, and logged with the run's ids.
+the engine) yields AG-UI events and knows nothing of HTTP. The run route reads its body after
+the route's dependencies (:mod:`~ag_ui_openai_agents.server.limits`), then hands the run's
+events to :mod:`~ag_ui_openai_agents.server.streaming`, which encodes them, paces them with
+keepalive comments, ends them cleanly when the server shuts down, and logs with the run's ids.
 """
 
 from __future__ import annotations
