@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 import uvicorn
+from ag_ui_openai_agents.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimitMiddleware
 from agents import set_tracing_disabled
 from dotenv import load_dotenv
 from fastapi import FastAPI
@@ -61,10 +62,19 @@ def serve_both_slash_forms(app: FastAPI) -> None:
         )
 
 
-def create_app(settings: ExampleSettings | None = None) -> FastAPI:
-    """Build the app with all examples mounted (settings read from the environment if None)."""
+def create_app(
+    settings: ExampleSettings | None = None,
+    *,
+    max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES,
+) -> FastAPI:
+    """Build the app with all examples mounted (settings read from the environment if None).
+
+    Every request's body is capped at ``max_request_bytes`` (HTTP 413 above it) and every 422
+    is short, for the routes written by hand as for the shortcut's.
+    """
     settings = settings or load_settings()
     app = FastAPI(title="AG-UI examples for the OpenAI Agents SDK")
+    app.add_middleware(RequestLimitMiddleware, max_request_bytes=max_request_bytes)
     for example in EXAMPLES.values():
         example.mount(app, example.path, settings)
     for alias, name in ALIASES.items():

@@ -34,8 +34,9 @@ SLOW_FILES = {
     "test_browser_hitl.py",
     "test_browser_pages.py",
 }
-SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url"}
-"""Fixtures that start Chromium or serve a page or a route to the real clients."""
+SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server"}
+"""Fixtures that start Chromium, serve a page or a route to the real clients, or start a
+server process."""
 SLOW_CALLS = {"run_client", "serve_copilot_runtime"}
 
 

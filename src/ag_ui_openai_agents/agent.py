@@ -37,10 +37,16 @@ from ag_ui_openai_agents.approvals.signing import (
 )
 from ag_ui_openai_agents.capabilities import agent_capabilities, has_approval_tools
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
+from ag_ui_openai_agents.safe_errors import (
+    AGENT_ERROR_CODE,
+    AGENT_ERROR_MESSAGE,
+    exception_text,
+    without_error_details,
+)
 from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
-__all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
+__all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
 logger = logging.getLogger(__name__)
 
@@ -120,12 +126,19 @@ class OpenAIAgentsAgent:
         state_deltas: bool = False,
         predictive_state: Sequence[PredictState] = (),
         a2ui: A2UI | None = None,
+        expose_error_details: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
         ``context`` is the SDK context for every run (a value, or a function of the request);
         when it is None the request's AG-UI context list is passed instead. The lifecycle
         options are those of :meth:`AGUITranslator.to_agui`.
+
+        Exception text never reaches the client: the RUN_ERROR of a failed run carries
+        ``run_error_message`` (or :data:`AGENT_ERROR_MESSAGE`) and the code
+        :data:`AGENT_ERROR_CODE`, and the exception is raised again for the server's log.
+        ``expose_error_details=True`` sends the exception's text and class name instead (as
+        ``to_agui`` does without ``run_error_message``): for development only.
 
         ``approval_signer`` signs the approval interrupts of every run and makes every approval
         prove it answers one of them (``ApprovalSigner.from_secret(secret, max_age)``); the same
@@ -178,6 +191,8 @@ class OpenAIAgentsAgent:
         """Serves the requests the A2UI middleware marks; None when not served."""
         self.resume_limits = resume_limits or ResumeLimits()
         """The caps on what one request may ask the resume to match."""
+        self.expose_error_details = expose_error_details
+        """Whether a failed run's RUN_ERROR may carry the exception's text."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -208,15 +223,16 @@ class OpenAIAgentsAgent:
                 raise
             yield RunErrorEvent(message=str(exc), code=exc.code)
             return
-        except Exception:
-            logger.exception("AG-UI run %s could not be started", run_input.run_id)
+        except Exception as exc:
+            logger.exception("AG-UI run %r could not be started", run_input.run_id)
             yield self._run_started(run_input)
             if self.lifecycle.emit_run_error:
-                message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
-                yield RunErrorEvent(message=message)
+                yield self._setup_error(exc)
             raise
         options = dataclasses.replace(self.lifecycle, resumed=resumed, shared_state=state)
         stream = self.translator.to_agui(events, resumed.run_input, **options.keywords())
+        if not self.expose_error_details:
+            stream = without_error_details(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
@@ -230,6 +246,13 @@ class OpenAIAgentsAgent:
             parent_run_id=run_input.parent_run_id,
             protocol_version=PROTOCOL_VERSION,
         )
+
+    def _setup_error(self, exc: Exception) -> RunErrorEvent:
+        """The RUN_ERROR of a run that could not be started."""
+        if self.expose_error_details:
+            return RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
+        message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
+        return RunErrorEvent(message=message, code=AGENT_ERROR_CODE)
 
     async def _start(self, run_input: RunAgentInput) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
