@@ -69,12 +69,16 @@ def create_app(
 ) -> FastAPI:
     """Build the app with all examples mounted (settings read from the environment if None).
 
-    Every request's body is capped at ``max_request_bytes`` (HTTP 413 above it) and every 422
-    is short, for the routes written by hand as for the shortcut's.
+    The routes written by hand cap their bodies at ``max_request_bytes`` (HTTP 413 above it)
+    and keep their 422s short, as the shortcut's routes do with their own cap.
     """
     settings = settings or load_settings()
     app = FastAPI(title="AG-UI examples for the OpenAI Agents SDK")
-    app.add_middleware(RequestLimitMiddleware, max_request_bytes=max_request_bytes)
+    # The shortcut's routes cap their own bodies (after their dependencies); the routes
+    # written by hand get the same cap and short 422s from the middleware.
+    by_hand = [e.path for e in EXAMPLES.values() if e.written_by_hand]
+    by_hand += [f"/{alias}" for alias, name in ALIASES.items() if EXAMPLES[name].written_by_hand]
+    app.add_middleware(RequestLimitMiddleware, max_request_bytes=max_request_bytes, paths=by_hand)
     for example in EXAMPLES.values():
         example.mount(app, example.path, settings)
     for alias, name in ALIASES.items():

@@ -24,6 +24,8 @@ from fastapi import FastAPI, Request, Response
 from .settings import ExampleSettings
 
 DESCRIPTION = "Answers AG-UI integration questions from the package docs and a protocol summary."
+ROUTE_WRITTEN_BY_HAND = True
+"""Its route is written by hand around the translator; the server caps its body."""
 README = Path(__file__).resolve().parents[2] / "README.md"
 PACKAGE_DOCS = (README, *sorted((README.parent / "docs").glob("*.md")))
 """The package's README, then its guides in docs/: the sections the copilot can read."""

@@ -36,6 +36,8 @@ from fastapi import FastAPI, Request, Response
 from .settings import ExampleSettings
 
 DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed statelessly."
+ROUTE_WRITTEN_BY_HAND = True
+"""Its route is written by hand around the translator; the server caps its body."""
 
 REFUNDS: dict[str, str] = {}
 """What each refund returned, by tool call id. A client may send the same approved call again

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -159,22 +159,32 @@ class RequestLimitMiddleware:
     """ASGI middleware: the run route's body cap and short 422s, for routes written by hand.
 
     ``app.add_middleware(RequestLimitMiddleware, max_request_bytes=...)`` (8 MiB by default;
-    None: no cap). Every HTTP request's body is read, up to the limit, before the app sees it:
-    over the limit (declared, or counted as it arrives) the answer is HTTP 413 and the app is
-    not called. Every 422 the app answers with FastAPI's ``{"detail": [...]}`` shape is
-    shortened: each error's input, message and context become short previews, and at most
-    :data:`MAX_LISTED_ERRORS` errors are listed.
+    None: no cap). ``paths`` limits it to those routes (each with or without a trailing slash),
+    for an app that also serves the FastAPI shortcut, whose routes apply their own
+    ``max_request_bytes`` after their dependencies. The body of each request it applies to is
+    read, up to the limit, before the app sees it: over the limit (declared, or counted as it
+    arrives) the answer is HTTP 413 and the app is not called. Every 422 the app answers with
+    FastAPI's ``{"detail": [...]}`` shape is shortened: each error's input, message and context
+    become short previews, and at most :data:`MAX_LISTED_ERRORS` errors are listed.
     """
 
     def __init__(
-        self, app: ASGIApp, max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES
+        self,
+        app: ASGIApp,
+        max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES,
+        *,
+        paths: Collection[str] | None = None,
     ) -> None:
         check_limit(max_request_bytes)
         self.app = app
         self.max_request_bytes = max_request_bytes
+        self.paths = None if paths is None else frozenset(_route_path(p) for p in paths)
+        """The request paths it applies to (either slash form); None: every request."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or (
+            self.paths is not None and _route_path(scope["path"]) not in self.paths
+        ):
             await self.app(scope, receive, send)
             return
         limit = self.max_request_bytes
@@ -188,6 +198,11 @@ class RequestLimitMiddleware:
             await too_large(limit)(scope, receive, send)
             return
         await self.app(scope, _replaying(body, receive), _ShortUnprocessable(send))
+
+
+def _route_path(path: str) -> str:
+    """``path`` without its trailing slash (``/`` stays ``/``)."""
+    return path.rstrip("/") or "/"
 
 
 class _ShortUnprocessable:
