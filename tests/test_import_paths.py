@@ -59,6 +59,10 @@ HOME_MODULES = {
     "ag_ui_openai_agents.server.endpoint",
     "ag_ui_openai_agents.server.logs",
     "ag_ui_openai_agents.server.shutdown",
+    "ag_ui_openai_agents.threads",
+    "ag_ui_openai_agents.threads.store",
+    "ag_ui_openai_agents.threads.sqlite_store",
+    "ag_ui_openai_agents.threads.redis_store",
 }
 """The modules a user reads: the root, the engine path, the homes of the root names, and the
 run-ids logging and shutdown helpers the deployment guide names. Every other module is

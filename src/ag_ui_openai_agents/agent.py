@@ -32,6 +32,8 @@ from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_en
 from ag_ui_openai_agents.capabilities import agent_capabilities
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
+from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
 __all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -77,6 +79,8 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        threads: ThreadStore | None = None,
+        thread_key: ThreadKey | None = None,
     ) -> None:
         """Wrap ``agent``.
 
@@ -90,6 +94,12 @@ class OpenAIAgentsAgent:
         ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
         set. Approvals are unsigned only when neither is given: to turn signing off, pass no
         signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
+
+        ``threads`` keeps every thread on the server (``SQLiteThreadStore``,
+        ``RedisThreadStore``): its history is then the truth, and a request with nothing new is
+        answered from the store (docs/threads.md). ``thread_key(run_input, request)`` returns
+        the store key of a request's thread (scope it by your authenticated user); without it
+        the key is the client's thread id, which must then be unguessable.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -110,13 +120,38 @@ class OpenAIAgentsAgent:
         self.translator = translator or AGUITranslator()
         self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
         """Signs and checks approvals; None when approvals are not signed."""
+        if threads is not None and not emit_messages_snapshot:
+            raise ValueError("threads are stored from MESSAGES_SNAPSHOT: keep it emitted")
+        self.threads = ThreadRuns(threads, thread_key) if threads is not None else None
+        """Runs of the threads kept on the server; None when the wrapper is stateless."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
-        return agent_capabilities(self.agent, name=self.name, description=self.description)
+        return agent_capabilities(
+            self.agent,
+            name=self.name,
+            description=self.description,
+            persistent_state=self.threads is not None,
+        )
 
-    async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    async def run_streamed(
+        self, run_input: RunAgentInput, *, request: Any = None
+    ) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.
+
+        With ``threads``, the run answers the thread the store holds (``request``, the HTTP
+        request when there is one, goes to ``thread_key``); otherwise the request is the truth.
+        """
+        if self.threads is None:
+            stream = self._run_stateless(run_input)
+        else:
+            stream = self.threads.run(run_input, request, self._run_stateless)
+        async with aclosing(stream):
+            async for event in stream:
+                yield event
+
+    async def _run_stateless(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+        """Run the agent for one request taken as the truth.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
         and is re-raised (like every run error) for the server to log.

@@ -66,9 +66,16 @@ def _subagents(agent: Agent[Any]) -> list[SubagentInfo]:
 
 
 def agent_capabilities(
-    agent: Agent[Any], *, name: str | None = None, description: str | None = None
+    agent: Agent[Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    persistent_state: bool = False,
 ) -> AgentCapabilities:
-    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL."""
+    """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL.
+
+    ``persistent_state``: threads (their state included) are kept on the server.
+    """
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
@@ -88,7 +95,9 @@ def agent_capabilities(
             parallel_calls=settings.parallel_tool_calls is not False if settings else True,
             client_provided=True,
         ),
-        state=StateCapabilities(snapshots=True, deltas=False),
+        state=StateCapabilities(
+            snapshots=True, deltas=False, persistent_state=persistent_state or None
+        ),
         multi_agent=MultiAgentCapabilities(
             supported=bool(agent.handoffs or subagents),
             delegation=bool(subagents) or None,

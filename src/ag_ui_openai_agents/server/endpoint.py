@@ -95,6 +95,7 @@ async def stream_run(
     encoder: EventEncoder,
     *,
     keepalive_seconds: float | None,
+    request: Any = None,
 ) -> AsyncIterator[str]:
     """The encoded events of one run, with keepalive comments while it is silent.
 
@@ -114,7 +115,7 @@ async def stream_run(
     try:
         with server_shutdown.watching() as stopping:
             items = paced(
-                agent.run_streamed(run_input),
+                agent.run_streamed(run_input, request=request),
                 keepalive_seconds=keepalive_seconds,
                 stop=stopping,
                 context=context_with_run_ids(ids.thread_id, ids.run_id),
@@ -236,7 +237,11 @@ class _Routes:
         server_shutdown.watch_signals_once()
         encoder = make_encoder(request.headers.get("accept", ""))
         events = stream_run(
-            self.agent, run_input, encoder, keepalive_seconds=self.keepalive_seconds
+            self.agent,
+            run_input,
+            encoder,
+            keepalive_seconds=self.keepalive_seconds,
+            request=request,
         )
         return StreamingResponse(
             events, media_type=encoder.get_content_type(), headers=STREAM_HEADERS
