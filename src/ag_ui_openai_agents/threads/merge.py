@@ -156,25 +156,24 @@ def _resume_entries(
     entries: Sequence[ResumeEntry] | None, thread: StoredThread, ignored: list[Ignored]
 ) -> tuple[list[ResumeEntry], list[str]]:
     """The entries answering an approval the thread is paused on, and the calls they answer."""
-    paused = {i.tool_call_id or i.id for i in thread.interrupts} - set(thread.claimed)
+    paused: dict[str, str] = {}
+    for interrupt in thread.interrupts:
+        call_id = interrupt.tool_call_id or interrupt.id
+        if call_id not in thread.claimed:
+            paused[interrupt.id] = paused[call_id] = call_id
     accepted: list[ResumeEntry] = []
     claimed: list[str] = []
     for entry in entries or []:
-        call_id = _call_of(entry.interrupt_id, paused)
-        if call_id is None:
+        answered = paused.get(entry.interrupt_id) or paused.get(
+            split_interrupt_id(entry.interrupt_id)[0]
+        )
+        if answered is None:
             ignored.append(Ignored("resume", entry.interrupt_id, "no such paused approval"))
             continue
         accepted.append(entry)
-        if call_id not in claimed:
-            claimed.append(call_id)
+        if answered not in claimed:
+            claimed.append(answered)
     return accepted, claimed
-
-
-def _call_of(interrupt_id: str, paused: set[str]) -> str | None:
-    if interrupt_id in paused:
-        return interrupt_id
-    call_id, _ = split_interrupt_id(interrupt_id)
-    return call_id if call_id in paused else None
 
 
 def _plain(message: Message) -> Any:
