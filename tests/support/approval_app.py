@@ -12,7 +12,8 @@ the input holds that call's output, it answers with text quoting the output. Ite
 from ``k`` too, so they stay unique across the conversation whichever process made them.
 
 ``GET /tool-runs`` lists the calls the tool ran in this process (observation only: the agent
-never reads it).
+never reads it). With ``APPROVAL_APP_THREADS`` set (a ``redis://`` URL or an SQLite file), the
+agent keeps its threads in that store.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from agents.tool_context import ToolContext
 from fastapi import FastAPI
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
 from support.scripted import (
     Call,
     RecordedCall,
@@ -37,10 +39,21 @@ from support.scripted import (
     TurnUsage,
 )
 
-__all__ = ["PROCESS_ENV", "TOOL_NAME", "app", "build_app", "decide_turn", "refund_call_id"]
+__all__ = [
+    "PROCESS_ENV",
+    "THREADS_ENV",
+    "TOOL_NAME",
+    "app",
+    "build_app",
+    "decide_turn",
+    "refund_call_id",
+]
 
 PROCESS_ENV = "APPROVAL_APP_NAME"
 """Environment variable naming the process in tool results."""
+
+THREADS_ENV = "APPROVAL_APP_THREADS"
+"""Environment variable naming the thread store (a redis:// URL or an SQLite file), if any."""
 
 TOOL_NAME = "issue_refund"
 """The approval-gated tool of the served agent."""
@@ -103,7 +116,9 @@ def build_app() -> FastAPI:
     model = ScriptedResponsesModel(decide_turn, model_name="scripted-approval")
     agent = SdkAgent(name="refunds", instructions="Refund orders.", tools=[issue_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-    wrapped = OpenAIAgentsAgent(agent, run_config=config, run_error_message="Refund failed.")
+    wrapped = OpenAIAgentsAgent(
+        agent, run_config=config, run_error_message="Refund failed.", threads=_threads()
+    )
     application = FastAPI()
     add_openai_agents_fastapi_endpoint(application, wrapped, path="/agent")
 
@@ -112,6 +127,13 @@ def build_app() -> FastAPI:
 
     application.add_api_route("/tool-runs", tool_runs, methods=["GET"])
     return application
+
+
+def _threads() -> ThreadStore | None:
+    where = os.environ.get(THREADS_ENV)
+    if not where:
+        return None
+    return RedisThreadStore(where) if where.startswith("redis://") else SQLiteThreadStore(where)
 
 
 app = build_app()
