@@ -13,6 +13,8 @@ import pytest
 import redis.asyncio as redis_asyncio
 
 from ag_ui_openai_agents.threads import RedisThreadStore, ThreadStore
+from ag_ui_openai_agents.threads.runs import THREAD_STORE_CODE
+from support.redis_server import redis_server_process
 from support.store_contract import CONTRACT, Factory
 from support.threads import PROTOCOLS, Conversation, shop, user
 
@@ -85,3 +87,21 @@ async def test_two_replicas_take_turns_on_one_thread(
         for call in [*one.model.calls, *other.model.calls]
     ]
     assert sorted(seen) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("version", PROTOCOLS, ids=["1.0", "pre-1.0"])
+async def test_a_store_that_went_away_ends_the_run_with_an_error(
+    tmp_path: Any, version: str | None
+) -> None:
+    s = shop()
+    with redis_server_process(tmp_path / "redis") as url:
+        store = RedisThreadStore(url)
+        chat = Conversation(s.wrapper(store), version)
+        await chat.say("Hello", "user-1")
+    # The server stopped.
+    run = await chat.send(chat.request([user("Again", "user-2")]), history=[])
+    await store.aclose()
+
+    assert run.types == ["RUN_STARTED", "RUN_ERROR"]
+    assert run.run_error.code == THREAD_STORE_CODE
+    assert run.error is not None and s.model.call_count == 1

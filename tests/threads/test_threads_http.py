@@ -13,6 +13,7 @@ from fastapi import HTTPException, Request
 from fastapi.params import Depends
 
 from ag_ui_openai_agents.threads import SQLiteThreadStore
+from ag_ui_openai_agents.threads.runs import THREAD_KEY_CODE
 from support.http import app_with, asgi_client
 from support.invariants import check_stream, parse_sse
 from support.threads import PROTOCOLS, shop
@@ -84,3 +85,20 @@ async def test_the_capabilities_route_says_the_state_persists(tmp_path: Path) ->
         document = (await client.get("/agent/capabilities")).json()
 
     assert document["state"]["persistentState"] is True
+
+
+@BOTH_KINDS
+async def test_a_failing_key_hook_opens_no_thread(tmp_path: Path, version: str | None) -> None:
+    s = shop()
+    wrapper = s.wrapper(SQLiteThreadStore(tmp_path / "threads.db"), thread_key=thread_key)
+    payload = RunAgentInput.model_validate(body(version, "r1", UserMessage(id="u", content="hi")))
+    events: list[BaseEvent] = []
+
+    with pytest.raises(AttributeError):  # no HTTP request: the hook cannot read a user
+        async for event in wrapper.run_streamed(payload):
+            events.append(event)
+
+    check_stream(events, run_input=payload, pre_1_0=version is None)
+    assert [e.type.value for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert getattr(events[-1], "code", None) == THREAD_KEY_CODE
+    assert s.model.call_count == 0

@@ -49,6 +49,8 @@ THREAD_FULL_CODE = "THREAD_FULL"
 THREAD_FULL_MESSAGE = "This conversation reached its size limit. Start a new one."
 THREAD_LOST_CODE = "THREAD_LOCK_LOST"
 THREAD_LOST_MESSAGE = "This run took too long and its result was not kept. Send it again."
+THREAD_KEY_CODE = "THREAD_FORBIDDEN"
+THREAD_KEY_MESSAGE = "This conversation cannot be opened."
 THREAD_STORE_CODE = "THREAD_STORE_ERROR"
 THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
 
@@ -83,10 +85,16 @@ class ThreadRuns:
         """The events of one request on its thread."""
         try:
             key = await self.key(run_input, request)
+        except Exception:
+            logger.exception("No thread key for run %s", run_input.run_id)
+            for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
+                yield event
+            raise
+        try:
             document = await self.store.load(key)
             stored = StoredThread.from_json(document) if document is not None else None
         except Exception:
-            logger.exception("Thread of run %s could not be loaded", run_input.run_id)
+            logger.exception("Thread %r could not be loaded", key)
             for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
@@ -103,17 +111,24 @@ class ThreadRuns:
     async def _locked(
         self, key: str, run_input: RunAgentInput, inner: Inner
     ) -> AsyncGenerator[BaseEvent, None]:
-        """A run that may change the thread: under its lock, from a fresh load."""
+        """A run that may change the thread: under its lock, from a fresh load.
+
+        Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
+        client's next request finds both. A failure of the store ends the run with RUN_ERROR
+        (unless the run already ended) and is re-raised for the server's log.
+        """
         token = uuid.uuid4().hex
         finished: BaseEvent | None = None
+        shown = _Shown()
         try:
             async with hold_lock(self.store, key, token):
                 turn = _Turn(self.store, key, token, run_input)
                 async with aclosing(turn.events(inner)) as events:
                     async for event in events:
                         if isinstance(event, RunFinishedEvent):
-                            finished = event  # let out once the thread is saved, lock freed
+                            finished = event
                         else:
+                            shown.see(event)
                             yield event
         except ThreadBusyError:
             logger.warning("Run %s refused: thread %r is busy", run_input.run_id, key)
@@ -122,10 +137,36 @@ class ThreadRuns:
             return
         except ThreadLockLostError:
             logger.error("Run %s was not kept: thread %r was taken over", run_input.run_id, key)
-            yield RunErrorEvent(message=THREAD_LOST_MESSAGE, code=THREAD_LOST_CODE)
+            for event in shown.ending(run_input, THREAD_LOST_CODE, THREAD_LOST_MESSAGE):
+                yield event
+            raise
+        except Exception:
+            if not shown.ended:
+                logger.exception("Thread %r could not be saved", key)
+            for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
+                yield event
             raise
         if finished is not None:
             yield finished
+
+
+class _Shown:
+    """Whether the client was sent RUN_STARTED, and an ending."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.ended = False
+
+    def see(self, event: BaseEvent) -> None:
+        self.started = self.started or isinstance(event, RunStartedEvent)
+        self.ended = self.ended or isinstance(event, RunErrorEvent)
+
+    def ending(self, run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
+        """What still ends the run for the client: nothing if it ended already."""
+        if self.ended:
+            return []
+        error = RunErrorEvent(message=message, code=code)
+        return [error] if self.started else [_started(run_input), error]
 
 
 class _Turn:
