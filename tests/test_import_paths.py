@@ -84,6 +84,16 @@ def test_every_other_module_says_it_is_internal() -> None:
     assert unmarked == []
 
 
+def test_the_threads_module_offers_documented_stores() -> None:
+    threads = importlib.import_module("ag_ui_openai_agents.threads")
+    documentation = _documentation()
+    for name in ("SQLiteThreadStore", "RedisThreadStore", "ThreadStore", "ThreadSettings"):
+        assert name in threads.__all__
+        value = getattr(threads, name)
+        assert inspect.getdoc(value), f"{name} has no docstring"
+        assert re.search(rf"\b{name}\b", documentation), f"{name} is not documented"
+
+
 def test_the_engine_module_offers_the_override_points_the_translator_takes() -> None:
     engine = importlib.import_module("ag_ui_openai_agents.engine")
     assert sorted(engine.__all__) == ["AGUIToOpenAITranslator", "OpenAIToAGUITranslator"]
