@@ -1,5 +1,6 @@
 """The example agents. Each module has ``DESCRIPTION``, ``build_agent(settings)`` and
-``mount(app, path, settings)``; :data:`EXAMPLES` lists them by route name."""
+``mount(app, path, settings)``, and ``KEEPS_THREADS = True`` when it keeps its threads on the
+server (``settings.threads``); :data:`EXAMPLES` lists them by route name."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ class Example:
     description: str
     build_agent: Callable[[ExampleSettings], Agent[Any]]
     mount: Callable[[FastAPI, str, ExampleSettings], None]
+    keeps_threads: bool = False
+    """Whether the example keeps its threads on the server when the settings name a store."""
 
     @property
     def path(self) -> str:
@@ -44,7 +47,8 @@ class Example:
 
 def _example(module: ModuleType) -> Example:
     name = module.__name__.rsplit(".", 1)[-1]
-    return Example(name, module.DESCRIPTION, module.build_agent, module.mount)
+    keeps = bool(getattr(module, "KEEPS_THREADS", False))
+    return Example(name, module.DESCRIPTION, module.build_agent, module.mount, keeps)
 
 
 EXAMPLES: dict[str, Example] = {

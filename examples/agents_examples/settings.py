@@ -9,13 +9,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
+from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
 from agents import RunConfig
 
 from demo_model import offline_run_config
 
-__all__ = ["DEFAULT_MODEL", "ExampleSettings", "approval_secret_from_env", "settings_from_env"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "REDIS_URL_ENV",
+    "THREADS_DB_ENV",
+    "ExampleSettings",
+    "approval_secret_from_env",
+    "settings_from_env",
+    "threads_from_env",
+]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+REDIS_URL_ENV = "REDIS_URL"
+"""Keeps the examples' threads in this Redis server (replicas) instead of an SQLite file."""
+THREADS_DB_ENV = "AG_UI_THREADS_DB"
+"""The SQLite file of the examples' threads (default ``threads.db`` in the working directory)."""
+DEFAULT_THREADS_DB = "threads.db"
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +47,8 @@ class ExampleSettings:
     run_config: RunConfig | None = None
     approval_secret: tuple[str, ...] | None = None
     """Secrets for signed approvals (the first signs); None leaves approvals unsigned."""
+    threads: ThreadStore | None = None
+    """Where the examples served by ``OpenAIAgentsAgent`` keep their threads; None: stateless."""
 
     @property
     def offline(self) -> bool:
@@ -41,10 +57,19 @@ class ExampleSettings:
 
     @classmethod
     def offline_demo(
-        cls, model: str = DEFAULT_MODEL, *, approval_secret: tuple[str, ...] | None = None
+        cls,
+        model: str = DEFAULT_MODEL,
+        *,
+        approval_secret: tuple[str, ...] | None = None,
+        threads: ThreadStore | None = None,
     ) -> ExampleSettings:
         """Settings that run everything on the offline demo model."""
-        return cls(model=model, run_config=offline_run_config(), approval_secret=approval_secret)
+        return cls(
+            model=model,
+            run_config=offline_run_config(),
+            approval_secret=approval_secret,
+            threads=threads,
+        )
 
 
 def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -65,12 +90,24 @@ def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[
     return (secrets.token_urlsafe(32),)
 
 
+def threads_from_env(environ: Mapping[str, str] | None = None) -> ThreadStore:
+    """The thread store: Redis when ``REDIS_URL`` names a server, else the SQLite file
+    ``AG_UI_THREADS_DB`` (``threads.db``). Nothing is opened before the first request."""
+    env = os.environ if environ is None else environ
+    redis_url = env.get(REDIS_URL_ENV)
+    if redis_url:
+        return RedisThreadStore(redis_url)
+    return SQLiteThreadStore(env.get(THREADS_DB_ENV) or DEFAULT_THREADS_DB)
+
+
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettings:
-    """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo) and
-    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start)."""
+    """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo),
+    ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start) and where to keep
+    threads (``REDIS_URL``, ``AG_UI_THREADS_DB``)."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
     secret = approval_secret_from_env(env)
+    threads = threads_from_env(env)
     if env.get("OPENAI_API_KEY"):
-        return ExampleSettings(model=model, approval_secret=secret)
-    return ExampleSettings.offline_demo(model, approval_secret=secret)
+        return ExampleSettings(model=model, approval_secret=secret, threads=threads)
+    return ExampleSettings.offline_demo(model, approval_secret=secret, threads=threads)

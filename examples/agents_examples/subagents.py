@@ -24,6 +24,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Agents-as-tools orchestration (research_topic, write_prose, critique_draft)."
 DELEGATIONS = ("research_topic", "write_prose", "critique_draft")
 
@@ -167,5 +170,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="subagents",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

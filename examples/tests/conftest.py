@@ -32,8 +32,9 @@ SLOW_FILES = {
     "test_examples_real_client.py",
     "test_browser_page.py",
     "test_browser_hitl.py",
+    "test_browser_threads.py",
 }
-SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url"}
+SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "kept_url"}
 """Fixtures that start Chromium or serve a page or a route to the real clients."""
 SLOW_CALLS = {"run_client", "serve_copilot_runtime"}
 
