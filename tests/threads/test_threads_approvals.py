@@ -26,7 +26,7 @@ from agents.tool_context import ToolContext
 
 from ag_ui_openai_agents import ApprovalSigner, OpenAIAgentsAgent
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
-from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, SQLiteThreadStore
+from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, THREAD_FULL_CODE, SQLiteThreadStore
 from support.scripted import ScriptedProvider, ScriptedResponsesModel
 from support.threads import PROTOCOLS, TOOL_NAME, Conversation, Shop, decide_turn, shop, user
 
@@ -233,3 +233,17 @@ async def test_a_reloaded_page_gets_the_open_approval(tmp_path: Path, version: s
     assert [i.tool_call_id for i in run.interrupts] == [CALL]
     assert run.interrupts[0].metadata == {"tool_name": TOOL_NAME, "tool_input": {"order_id": "7"}}
     assert s.model.call_count == 1 and s.refunds == []
+
+
+async def test_a_paused_thread_at_its_limit_can_still_be_decided(
+    tmp_path: Path, version: str | None
+) -> None:
+    store = SQLiteThreadStore(tmp_path / "threads.db", max_messages=1)
+    s, chat = await paused(store, version)
+
+    run = await chat.send(chat.request([], resume=[approve()]))
+    full = await chat.send(chat.request([user("More?", "user-2")]), history=chat.shown)
+
+    assert s.refunds == [(CALL, "7")]
+    assert run.text == f"Result of {CALL}: Refund issued for 7"
+    assert full.run_error.code == THREAD_FULL_CODE

@@ -182,8 +182,9 @@ class _Turn:
         _log_ignored(self.key, merged)
         trusted = merged.run_input
         thread = stored or StoredThread()
-        if merged.hydrate:
-            await self._save(_hydrated(thread, trusted))
+        if merged.hydrate:  # the thread changed since the first look: nothing left to run
+            if merged.repaired:
+                await self._save(_hydrated(thread, trusted))
             for event in hydration(trusted, _hydrated(thread, trusted)):
                 yield event
             return
@@ -236,6 +237,10 @@ def _claiming(thread: StoredThread, merged: Merged) -> StoredThread:
 def _too_large(
     thread: StoredThread, document: str | None, merged: Merged, store: ThreadStore
 ) -> bool:
+    """Whether the request's new messages would take the thread past its limits. A resume
+    adds no message: a paused thread can always be decided."""
+    if not merged.new_messages:
+        return False
     settings = store.settings
     messages = merged.run_input.messages
     if len(messages) > settings.max_messages:
