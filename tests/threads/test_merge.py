@@ -113,3 +113,16 @@ def test_a_claimed_call_without_a_result_is_answered_interrupted() -> None:
 def test_hydration_takes_the_stored_state() -> None:
     merged = merge(paused_thread(), request(state={"client": True}))
     assert merged.hydrate and merged.run_input.state == {"s": 1}
+
+
+def test_a_resent_message_missing_replay_metadata_is_not_an_edit() -> None:
+    stored = StoredThread(
+        messages=[
+            UserMessage(id="u1", content="hi"),
+            AssistantMessage(id="a1", content="hello", metadata={"openai": {"v": 1, "id": "m"}}),
+        ]
+    )
+    resent = [UserMessage(id="u1", content="hi"), AssistantMessage(id="a1", content="hello")]
+    edited = [UserMessage(id="u1", content="hi"), AssistantMessage(id="a1", content="bye")]
+    assert merge(stored, request(*resent)).ignored == []
+    assert [i.ident for i in merge(stored, request(*edited)).ignored] == ["a1"]

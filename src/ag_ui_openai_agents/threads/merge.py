@@ -121,7 +121,7 @@ def _new_messages(
     taken: set[str] = set()
     for index, message in enumerate(sent):
         if message.id in known:
-            if _plain(message) != _plain(known[message.id]):
+            if _said(message) != _said(known[message.id]):
                 ignored.append(Ignored("message", message.id, "edits a stored message"))
             continue
         reason = _refusal(message, index < last_known, waiting, taken)
@@ -176,5 +176,14 @@ def _resume_entries(
     return accepted, claimed
 
 
-def _plain(message: Message) -> Any:
-    return message.model_dump(mode="json", by_alias=True, exclude_none=True)
+def _said(message: Message) -> Any:
+    """What a message says to the model: its role, content, tool calls and answered call (a
+    client dropping or adding other fields, such as metadata, is not an edit)."""
+    calls = getattr(message, "tool_calls", None) or []
+    content = getattr(message, "content", None)
+    return (
+        message.role,
+        [p.model_dump(mode="json") for p in content] if isinstance(content, list) else content,
+        [(c.id, c.function.name, c.function.arguments) for c in calls],
+        getattr(message, "tool_call_id", None),
+    )
