@@ -27,7 +27,7 @@ from agents.tool_context import ToolContext
 from ag_ui_openai_agents import ApprovalSigner, OpenAIAgentsAgent
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, THREAD_FULL_CODE, SQLiteThreadStore
-from support.scripted import ScriptedProvider, ScriptedResponsesModel
+from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Turn
 from support.threads import PROTOCOLS, TOOL_NAME, Conversation, Shop, decide_turn, shop, user
 
 set_tracing_disabled(True)
@@ -247,3 +247,37 @@ async def test_a_paused_thread_at_its_limit_can_still_be_decided(
     assert s.refunds == [(CALL, "7")]
     assert run.text == f"Result of {CALL}: Refund issued for 7"
     assert full.run_error.code == THREAD_FULL_CODE
+
+
+async def test_a_result_survives_a_model_failure_after_the_resume(
+    tmp_path: Path, version: str | None
+) -> None:
+    runs: list[str] = []
+
+    @function_tool(name_override=TOOL_NAME, needs_approval=True)
+    def issue_refund(ctx: ToolContext[Any], order_id: str) -> str:
+        """Refund an order."""
+        runs.append(ctx.tool_call_id)
+        return f"Refund issued for {order_id}"
+
+    model = ScriptedResponsesModel(
+        [
+            Turn([Call(TOOL_NAME, {"order_id": "7"}, call_id=CALL)]),
+            Turn(raise_before=RuntimeError("the model provider went away")),
+        ]
+    )
+    agent = Agent(name="shop", tools=[issue_refund])
+    config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
+    store = SQLiteThreadStore(tmp_path / "threads.db")
+    chat = Conversation(OpenAIAgentsAgent(agent, run_config=config, threads=store), version)
+    await chat.say("Refund order 7", "user-1")
+    shown = list(chat.shown)
+
+    failed = await chat.send(chat.request([], resume=[approve()]), history=shown)
+    again = await chat.send(chat.request([], resume=[approve()]))
+
+    assert failed.types[-1] == "RUN_ERROR" and "TOOL_CALL_RESULT" in failed.types
+    assert runs == [CALL]
+    assert again.types == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert result_of(again.snapshot, CALL) == "Refund issued for 7"
+    assert not isinstance(again.finished.outcome, RunFinishedInterruptOutcome)
