@@ -92,3 +92,24 @@ def test_a_reload_restores_a_pending_approval(kept: PageSession) -> None:
     restored = kept.page.get_by_role("group", name="Tool call issue_refund")
     assert restored.locator(".tool-result").text_content() == "Refunded 30.00 USD on order A-17."
     kept.shot("approval-decided-and-restored")
+
+
+def test_a_reload_restores_a_frontend_tool_waiting_for_the_user(kept: PageSession) -> None:
+    kept.open("human_in_the_loop")
+    kept.say("Plan the steps to bake a cake")
+    kept.wait_for_runs(1)
+    kept.page.get_by_role("button", name="Confirm").wait_for()
+
+    reload(kept)
+
+    steps = kept.page.get_by_role("list", name="Proposed steps").get_by_role("checkbox")
+    steps.nth(2).wait_for()
+    assert kept.page.get_by_role("button", name="Send").is_disabled()
+    kept.shot("steps-restored")
+    kept.page.get_by_role("button", name="Confirm").click()
+    kept.wait_for_runs(2)
+    answer = kept.runs[-1]["messages"][-1]
+    assert answer["role"] == "tool" and answer["content"].startswith("The user kept these steps")
+    reply = kept.transcript().locator(".message.assistant .text").last.text_content() or ""
+    assert answer["content"] in reply
+    assert kept.page.get_by_role("button", name="Send").is_enabled()
