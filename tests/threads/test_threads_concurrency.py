@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ag_ui.core import BaseEvent, ToolCallStartEvent
+from ag_ui.core import BaseEvent, ResumeEntry, RunFinishedSuccessOutcome, ToolCallStartEvent
 from agents import Agent, RunConfig, function_tool, set_tracing_disabled
 
 from ag_ui_openai_agents import OpenAIAgentsAgent
@@ -155,3 +155,45 @@ async def test_a_lock_left_by_a_crashed_server_expires(tmp_path: Path, version: 
     run = await chat.say("hello", "user-1")
 
     assert run.text == "Echo 1: hello"
+
+
+async def test_a_reload_while_an_approved_call_runs_shows_it_running(
+    tmp_path: Path, version: str | None
+) -> None:
+    gate = Gate()
+
+    @function_tool(needs_approval=True)
+    async def slow_refund(order_id: str) -> str:
+        """Refund an order, slowly."""
+        gate.entered.set()
+        await gate.open.wait()
+        return f"Refunded {order_id}"
+
+    model = ScriptedResponsesModel(
+        [
+            Turn([Call("slow_refund", {"order_id": "7"}, call_id="call_slow")]),
+            Turn([Text("Done.", id="msg_done")]),
+        ]
+    )
+    agent = Agent(name="refunds", tools=[slow_refund])
+    config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
+    store = SQLiteThreadStore(tmp_path / "t.db", lock_wait=30)
+    wrapped = OpenAIAgentsAgent(agent, run_config=config, threads=store)
+    chat = Conversation(wrapped, version)
+    await chat.say("Refund order 7", "user-1")
+    shown = list(chat.shown)
+    resume = ResumeEntry(interrupt_id="call_slow", status="resolved", payload={"approved": True})
+    running = asyncio.create_task(collect(wrapped, chat.request([], resume=[resume])))
+    await gate.entered.wait()
+
+    # Bounded only so that a regression fails instead of hanging: the reload must not wait.
+    reload = await asyncio.wait_for(chat.send(chat.request([]), history=shown), timeout=60)
+    gate.open.set()
+    done = await running
+
+    assert reload.types == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert reload.snapshot == shown  # the call, no result yet
+    assert isinstance(reload.finished.outcome, RunFinishedSuccessOutcome)  # and no interrupt
+    assert done[-1].type.value == "RUN_FINISHED"
+    final = await chat.send(chat.request([]), history=[])
+    assert [m.content for m in final.snapshot if m.role == "tool"] == ["Refunded 7"]

@@ -99,29 +99,42 @@ class ThreadRuns:
                 yield event
             raise
         merged = merge(stored, run_input)
-        if merged.hydrate and not merged.repaired:
+        busy: list[BaseEvent] | None = None
+        if merged.hydrate:
+            # Nothing to run: answered from the store, without the lock. A claimed call whose
+            # run was cut short is answered under the lock, if no run holds it right now
+            # (otherwise the call is shown as the running request left it).
             _log_ignored(key, merged)
-            for event in hydration(merged.run_input, stored):
-                yield event
-            return
-        async with aclosing(self._locked(key, run_input, inner)) as events:
+            answer = hydration(merged.run_input, stored)
+            if not merged.repaired:
+                for event in answer:
+                    yield event
+                return
+            busy = answer
+        async with aclosing(self._locked(key, run_input, inner, busy=busy)) as events:
             async for event in events:
                 yield event
 
     async def _locked(
-        self, key: str, run_input: RunAgentInput, inner: Inner
+        self,
+        key: str,
+        run_input: RunAgentInput,
+        inner: Inner,
+        busy: list[BaseEvent] | None = None,
     ) -> AsyncGenerator[BaseEvent, None]:
         """A run that may change the thread: under its lock, from a fresh load.
 
         Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
         client's next request finds both. A failure of the store ends the run with RUN_ERROR
-        (unless the run already ended) and is re-raised for the server's log.
+        (unless the run already ended) and is re-raised for the server's log. With ``busy``,
+        a lock held by another run is not waited for: ``busy`` is the answer then.
         """
         token = uuid.uuid4().hex
         finished: BaseEvent | None = None
         shown = _Shown()
         try:
-            async with hold_lock(self.store, key, token):
+            wait = 0.0 if busy is not None else None
+            async with hold_lock(self.store, key, token, wait=wait):
                 turn = _Turn(self.store, key, token, run_input)
                 async with aclosing(turn.events(inner)) as events:
                     async for event in events:
@@ -131,6 +144,10 @@ class ThreadRuns:
                             shown.see(event)
                             yield event
         except ThreadBusyError:
+            if busy is not None:
+                for event in busy:
+                    yield event
+                return
             logger.warning("Run %s refused: thread %r is busy", run_input.run_id, key)
             for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
                 yield event
@@ -182,10 +199,11 @@ class _Turn:
         _log_ignored(self.key, merged)
         trusted = merged.run_input
         thread = stored or StoredThread()
-        if merged.hydrate:  # the thread changed since the first look: nothing left to run
+        if merged.hydrate:  # nothing (left) to run
+            view = _hydrated(thread, trusted)
             if merged.repaired:
-                await self._save(_hydrated(thread, trusted))
-            for event in hydration(trusted, _hydrated(thread, trusted)):
+                await self._save(view)
+            for event in hydration(trusted, view):
                 yield event
             return
         if _too_large(thread, document, merged, self.store):
@@ -251,7 +269,8 @@ def _too_large(
 
 
 def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[BaseEvent]:
-    """The answer to a request with nothing to run: the stored state, messages and outcome."""
+    """The answer to a request with nothing to run: the stored state, messages and outcome
+    (a call being answered by a run in progress shows no interrupt)."""
     thread = thread or StoredThread()
     claimed = set(thread.claimed)
     interrupts: list[Interrupt] = [
@@ -265,7 +284,7 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
     return [
         _started(run_input),
         StateSnapshotEvent(snapshot=thread.state if thread.state is not None else {}),
-        MessagesSnapshotEvent(messages=list(run_input.messages)),
+        MessagesSnapshotEvent(messages=list(thread.messages)),
         RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
     ]
 

@@ -104,12 +104,15 @@ class ThreadStore(Protocol):
 
 
 @contextlib.asynccontextmanager
-async def hold_lock(store: ThreadStore, key: str, token: str) -> AsyncIterator[None]:
-    """Hold the thread's lock for the block: wait up to ``lock_wait`` for it, renew it while the
-    block runs, release it at the end. Raises :class:`ThreadBusyError` when it stays taken."""
+async def hold_lock(
+    store: ThreadStore, key: str, token: str, *, wait: float | None = None
+) -> AsyncIterator[None]:
+    """Hold the thread's lock for the block: wait up to ``wait`` seconds (default: the store's
+    ``lock_wait``) for it, renew it while the block runs, release it at the end. Raises
+    :class:`ThreadBusyError` when it stays taken."""
     settings = store.settings
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + settings.lock_wait
+    deadline = loop.time() + (settings.lock_wait if wait is None else wait)
     pause = _FIRST_POLL
     while not await store.acquire(key, token):
         left = deadline - loop.time()
