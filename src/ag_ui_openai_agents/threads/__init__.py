@@ -16,6 +16,7 @@ from ag_ui_openai_agents.threads.redis_store import RedisThreadStore
 from ag_ui_openai_agents.threads.runs import (
     THREAD_BUSY_CODE,
     THREAD_FULL_CODE,
+    THREAD_KEY_CODE,
     THREAD_LOST_CODE,
     THREAD_STORE_CODE,
     ThreadKey,
@@ -32,6 +33,7 @@ __all__ = [
     "INTERRUPTED_RESULT",
     "THREAD_BUSY_CODE",
     "THREAD_FULL_CODE",
+    "THREAD_KEY_CODE",
     "THREAD_LOST_CODE",
     "THREAD_STORE_CODE",
     "RedisThreadStore",
