@@ -13,11 +13,14 @@ from ``k`` too, so they stay unique across the conversation whichever process ma
 
 ``GET /tool-runs`` lists the calls the tool ran in this process (observation only: the agent
 never reads it). With ``APPROVAL_APP_THREADS`` set (a ``redis://`` URL or an SQLite file), the
-agent keeps its threads in that store.
+agent keeps its threads in that store, with locks of ``APPROVAL_APP_LOCK_TTL`` seconds if set;
+with ``APPROVAL_APP_TOOL_HANGS`` set, the tool records its run and then never returns (a
+server that dies while a refund is under way).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -54,6 +57,12 @@ PROCESS_ENV = "APPROVAL_APP_NAME"
 
 THREADS_ENV = "APPROVAL_APP_THREADS"
 """Environment variable naming the thread store (a redis:// URL or an SQLite file), if any."""
+
+LOCK_TTL_ENV = "APPROVAL_APP_LOCK_TTL"
+"""Environment variable giving the thread store's lock_ttl in seconds."""
+
+TOOL_HANGS_ENV = "APPROVAL_APP_TOOL_HANGS"
+"""Environment variable making the tool hang once it recorded its run."""
 
 TOOL_NAME = "issue_refund"
 """The approval-gated tool of the served agent."""
@@ -107,10 +116,14 @@ def build_app() -> FastAPI:
     process_name = os.environ.get(PROCESS_ENV, "unnamed")
     runs: list[dict[str, str]] = []
 
+    hangs = bool(os.environ.get(TOOL_HANGS_ENV))
+
     @function_tool(name_override=TOOL_NAME, needs_approval=True)
-    def issue_refund(ctx: ToolContext[Any], order_id: str) -> str:
+    async def issue_refund(ctx: ToolContext[Any], order_id: str) -> str:
         """Refund an order."""
         runs.append({"call_id": ctx.tool_call_id, "order_id": order_id})
+        if hangs:
+            await asyncio.Event().wait()
         return f"Refund issued for {order_id} by process {process_name} (pid {os.getpid()})"
 
     model = ScriptedResponsesModel(decide_turn, model_name="scripted-approval")
@@ -133,7 +146,10 @@ def _threads() -> ThreadStore | None:
     where = os.environ.get(THREADS_ENV)
     if not where:
         return None
-    return RedisThreadStore(where) if where.startswith("redis://") else SQLiteThreadStore(where)
+    ttl = {"lock_ttl": float(os.environ[LOCK_TTL_ENV])} if os.environ.get(LOCK_TTL_ENV) else {}
+    if where.startswith("redis://"):
+        return RedisThreadStore(where, **ttl)
+    return SQLiteThreadStore(where, **ttl)
 
 
 app = build_app()

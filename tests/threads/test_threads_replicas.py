@@ -1,10 +1,13 @@
 """Threads across server processes: a pause on one replica is resumed on another through a
 real ``redis-server`` (the resume carries its entries only), the same resume sent to the first
 replica runs nothing again, and a reload on either replica shows the same conversation; a
-server restarted on the same SQLite file resumes the approval it paused on."""
+server restarted on the same SQLite file resumes the approval it paused on; and when a server
+dies while an approved call runs, its lock frees itself and the call is never run again."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,14 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from support.approval_app import PROCESS_ENV, THREADS_ENV, refund_call_id
+from ag_ui_openai_agents.threads import INTERRUPTED_RESULT
+from support.approval_app import (
+    LOCK_TTL_ENV,
+    PROCESS_ENV,
+    THREADS_ENV,
+    TOOL_HANGS_ENV,
+    refund_call_id,
+)
 from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
 
@@ -120,3 +130,45 @@ def test_a_restarted_server_resumes_its_pause(tmp_path: Path, version: str | Non
     assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
     assert runs == [{"call_id": CALL, "order_id": "7"}]
     assert snapshot(resumed)[: len(shown)] == shown
+
+
+def test_a_crashed_servers_lock_frees_itself_and_its_call_never_runs_again(
+    tmp_path: Path, version: str | None
+) -> None:
+    database = str(tmp_path / "threads.db")
+    shared = {THREADS_ENV: database, LOCK_TTL_ENV: "1"}
+    first_env = {"A": server_env(PROCESS_ENV, "A", {**shared, TOOL_HANGS_ENV: "1"})}
+    second_env = {"B": server_env(PROCESS_ENV, "B", shared)}
+    ask = UserMessage(id="user-1", content="Refund order 7")
+    with httpx.Client(timeout=30) as client, ThreadPoolExecutor(1) as pool:
+        with server_processes(APP, ("A",), first_env, tmp_path) as (first,):
+            shown = snapshot(post(client, first, body("run-1", version, [ask]), [ask]))
+            hanging = pool.submit(
+                httpx.post,
+                f"{first.url}/agent",
+                json=body("run-2", version, [], approve()).model_dump(
+                    mode="json", by_alias=True, exclude_none=True
+                ),
+                timeout=60,
+            )
+            while not tool_runs(client, first):  # the refund is under way
+                time.sleep(0.05)
+            first.process.kill()  # the server dies mid-refund, its lock still taken
+        with pytest.raises(httpx.TransportError):
+            hanging.result()
+        with server_processes(APP, ("B",), second_env, tmp_path) as (second,):
+            for attempt in range(600):  # until the dead server's lock has expired
+                reload = post(client, second, body(f"run-r{attempt}", version, []), shown)
+                if any(m.role == "tool" for m in snapshot(reload)):
+                    break
+                time.sleep(0.05)
+            again = post(client, second, body("run-again", version, [], approve()), [])
+            runs = tool_runs(client, second)
+
+    results = [m.content for m in snapshot(reload) if m.role == "tool"]
+    assert results == [INTERRUPTED_RESULT]
+    finished = reload[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert not isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    assert [e.type.value for e in again] == HYDRATION
+    assert runs == []
