@@ -26,7 +26,9 @@ from ag_ui.core import (
 from agents import Agent, RunConfig, StopAtTools, set_tracing_disabled
 
 from ag_ui_openai_agents import OpenAIAgentsAgent
-from ag_ui_openai_agents.threads import THREAD_FULL_CODE, SQLiteThreadStore
+from ag_ui_openai_agents.threads import THREAD_FULL_CODE, THREAD_STORE_CODE, SQLiteThreadStore
+from support.invariants import check_stream
+from support.runs import check_prefix
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from support.threads import PROTOCOLS, Conversation, Shop, shop, user
 
@@ -317,3 +319,33 @@ async def test_capabilities_say_the_state_persists_with_a_store(
 
     assert kept["state"] == {"snapshots": True, "deltas": False, "persistentState": True}
     assert "persistentState" not in stateless["state"]
+
+
+# --------------------------------------------------------------------------- failures
+
+
+@pytest.mark.parametrize("emit_run_error", [True, False], ids=["run-error", "no-run-error"])
+async def test_a_failed_run_is_reported_as_the_wrapper_is_told_and_keeps_nothing(
+    store: SQLiteThreadStore, version: str | None, emit_run_error: bool
+) -> None:
+    model = ScriptedResponsesModel([Turn(raise_before=RuntimeError("provider down"))])
+    config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
+    wrapped = OpenAIAgentsAgent(
+        Agent(name="a"), run_config=config, threads=store, emit_run_error=emit_run_error
+    )
+    chat = Conversation(wrapped, version)
+    request = chat.request([user("Hello", "user-1")])
+    events = []
+
+    with pytest.raises(RuntimeError, match="provider down"):
+        async for event in wrapped.run_streamed(request):
+            events.append(event)
+
+    if emit_run_error:
+        check_stream(events, run_input=request, pre_1_0=version is None)
+        assert [e.type.value for e in events].count("RUN_ERROR") == 1
+        assert getattr(events[-1], "code", None) != THREAD_STORE_CODE
+    else:
+        check_prefix(events, request)
+        assert "RUN_ERROR" not in [e.type.value for e in events]
+    assert await store.load(chat.thread_id) is None  # the message can simply be sent again

@@ -132,17 +132,19 @@ class ThreadRuns:
         token = uuid.uuid4().hex
         finished: BaseEvent | None = None
         shown = _Shown()
+        turn = _Turn(self.store, key, token, run_input)
         try:
             wait = 0.0 if busy is not None else None
-            async with hold_lock(self.store, key, token, wait=wait):
-                turn = _Turn(self.store, key, token, run_input)
-                async with aclosing(turn.events(inner)) as events:
-                    async for event in events:
-                        if isinstance(event, RunFinishedEvent):
-                            finished = event
-                        else:
-                            shown.see(event)
-                            yield event
+            async with (
+                hold_lock(self.store, key, token, wait=wait),
+                aclosing(turn.events(inner)) as events,
+            ):
+                async for event in events:
+                    if isinstance(event, RunFinishedEvent):
+                        finished = event
+                    else:
+                        shown.see(event)
+                        yield event
         except ThreadBusyError:
             if busy is not None:
                 for event in busy:
@@ -158,6 +160,8 @@ class ThreadRuns:
                 yield event
             raise
         except Exception:
+            if turn.run_failed:
+                raise
             if not shown.ended:
                 logger.exception("Thread %r could not be saved", key)
             for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
@@ -191,6 +195,8 @@ class _Turn:
 
     def __init__(self, store: ThreadStore, key: str, token: str, run_input: RunAgentInput):
         self.store, self.key, self.token, self.run_input = store, key, token, run_input
+        self.run_failed = False
+        """Whether the wrapper's run raised (it already told the client as it was set to)."""
 
     async def events(self, inner: Inner) -> AsyncGenerator[BaseEvent, None]:
         document = await self.store.load(self.key)
@@ -217,7 +223,14 @@ class _Turn:
         completed = False
         try:
             async with aclosing(inner(trusted)) as stream:
-                async for event in stream:
+                while True:
+                    try:
+                        event = await anext(stream)
+                    except StopAsyncIteration:
+                        break
+                    except Exception:
+                        self.run_failed = True  # the run's own error: it ended the stream
+                        raise
                     recorder.see(event)
                     if isinstance(event, RunFinishedEvent):
                         await self._save(recorder.thread())
