@@ -7,7 +7,9 @@ Open http://localhost:8031 for a page that tries every example in the browser.
 
 Settings come from the environment, after loading ``.env`` if there is one. Without
 ``OPENAI_API_KEY`` every example runs on the offline demo model, so the server works with no
-network and no account.
+network and no account. The examples served by ``OpenAIAgentsAgent`` keep their threads on the
+server: in the SQLite file ``AG_UI_THREADS_DB`` (``threads.db``), or in Redis when
+``REDIS_URL`` names a server; the page restores a conversation after a reload.
 """
 
 from __future__ import annotations
@@ -90,8 +92,14 @@ def create_app(
             "status": "ok",
             "model": settings.model,
             "offline_demo": settings.offline,
+            "threads": type(settings.threads).__name__ if settings.threads else None,
             "demos": [
-                {"name": e.name, "path": e.path, "description": e.description}
+                {
+                    "name": e.name,
+                    "path": e.path,
+                    "description": e.description,
+                    "keeps_threads": e.keeps_threads and settings.threads is not None,
+                }
                 for e in EXAMPLES.values()
             ],
             "aliases": {f"/{alias}": f"/{name}" for alias, name in ALIASES.items()},

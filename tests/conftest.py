@@ -44,6 +44,8 @@ SLOW_FILES = {
     "test_subagents_e2e.py",
     "test_reliability_scaleout.py",  # several server processes
     "approvals/test_approval_signed_processes.py",
+    "threads/test_redis_store.py",  # a real redis-server
+    "threads/test_threads_replicas.py",  # server processes sharing Redis or an SQLite file
 }
 """Files whose every test is slow, relative to ``tests/``."""
 
@@ -56,7 +58,7 @@ SLOW_TESTS = {
 }
 """Tests (``file::name`` relative to ``tests/``, any parameters) that are slow on their own."""
 
-SLOW_FIXTURES = {"slow_server", "stoppable", "two_servers"}
+SLOW_FIXTURES = {"slow_server", "stoppable", "two_servers", "redis_server"}
 """Fixtures that start server processes."""
 
 SLOW_CALLS = {"run_client", "serve_copilot_runtime", "server_processes"}

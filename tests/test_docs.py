@@ -14,6 +14,7 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -69,8 +70,12 @@ def test_relative_links_lead_to_files(path: Any) -> None:
 
 @pytest.mark.parametrize("example", BLOCKS, ids=block_id)
 def test_python_block(
-    example: CodeExample, eval_example: EvalExample, monkeypatch: pytest.MonkeyPatch
+    example: CodeExample,
+    eval_example: EvalExample,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # files a block makes (a thread store) stay out of the checkout
     with offline_models(monkeypatch):
         namespace, served = run_program(example, eval_example, monkeypatch)
         for app in apps_of(namespace, served):
@@ -81,8 +86,10 @@ def test_python_block(
         for app in apps_of(namespace, served):
             with route_dependencies_waived(app), TestClient(app) as client:
                 for path in post_routes(app):
-                    # A run that fails ends with RUN_ERROR and a complete response.
-                    events = post_run(client, path, request_body("1.0"))
+                    # A run that fails ends with RUN_ERROR and a complete response (a new
+                    # thread: a store would answer the one above from what it kept).
+                    body = request_body("1.0", thread_id="thread-doc-failing")
+                    events = post_run(client, path, body)
                     assert isinstance(events[-1], RunErrorEvent)
 
 

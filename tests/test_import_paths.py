@@ -62,6 +62,10 @@ HOME_MODULES = {
     "ag_ui_openai_agents.server.logs",
     "ag_ui_openai_agents.server.shutdown",
     "ag_ui_openai_agents.server.streaming",
+    "ag_ui_openai_agents.threads",
+    "ag_ui_openai_agents.threads.store",
+    "ag_ui_openai_agents.threads.sqlite_store",
+    "ag_ui_openai_agents.threads.redis_store",
 }
 """The modules a user reads: the root, the engine path, the homes of the root names, and the
 edge pieces the deployment guide names (request limits, the SSE response helper, run-ids
@@ -82,6 +86,16 @@ def test_every_other_module_says_it_is_internal() -> None:
         and not (importlib.import_module(name).__doc__ or "").startswith("Internal:")
     ]
     assert unmarked == []
+
+
+def test_the_threads_module_offers_documented_stores() -> None:
+    threads = importlib.import_module("ag_ui_openai_agents.threads")
+    documentation = _documentation()
+    for name in ("SQLiteThreadStore", "RedisThreadStore", "ThreadStore", "ThreadSettings"):
+        assert name in threads.__all__
+        value = getattr(threads, name)
+        assert inspect.getdoc(value), f"{name} has no docstring"
+        assert re.search(rf"\b{name}\b", documentation), f"{name} is not documented"
 
 
 def test_the_engine_module_offers_the_override_points_the_translator_takes() -> None:

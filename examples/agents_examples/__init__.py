@@ -1,5 +1,6 @@
 """The example agents. Each module has ``DESCRIPTION``, ``build_agent(settings)`` and
-``mount(app, path, settings)``; :data:`EXAMPLES` lists them by route name."""
+``mount(app, path, settings)``, and ``KEEPS_THREADS = True`` when it keeps its threads on the
+server (``settings.threads``); :data:`EXAMPLES` lists them by route name."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class Example:
     mount: Callable[[FastAPI, str, ExampleSettings], None]
     written_by_hand: bool = False
     """Whether its route is written by hand around the translator (not the FastAPI shortcut)."""
+    keeps_threads: bool = False
+    """Whether the example keeps its threads on the server when the settings name a store."""
 
     @property
     def path(self) -> str:
@@ -52,7 +55,15 @@ class Example:
 def _example(module: ModuleType) -> Example:
     name = module.__name__.rsplit(".", 1)[-1]
     by_hand = getattr(module, "ROUTE_WRITTEN_BY_HAND", False)
-    return Example(name, module.DESCRIPTION, module.build_agent, module.mount, by_hand)
+    keeps = bool(getattr(module, "KEEPS_THREADS", False))
+    return Example(
+        name,
+        module.DESCRIPTION,
+        module.build_agent,
+        module.mount,
+        written_by_hand=by_hand,
+        keeps_threads=keeps,
+    )
 
 
 EXAMPLES: dict[str, Example] = {

@@ -10,6 +10,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Basic streaming conversation."
 
 
@@ -29,5 +32,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="agentic_chat",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

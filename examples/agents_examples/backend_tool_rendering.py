@@ -12,6 +12,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Server function call and result rendering (get_weather)."
 _CONDITIONS = ("Sunny", "Partly cloudy", "Overcast", "Light rain", "Windy", "Clear skies")
 
@@ -57,5 +60,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="backend_tool_rendering",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

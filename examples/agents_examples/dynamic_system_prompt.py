@@ -17,6 +17,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Instructions derived from the AG-UI context (reply language and page facts)."
 REPLY_LANGUAGE = "Reply language"
 
@@ -81,5 +84,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         run_config=settings.run_config,
         # The instructions use the context themselves; don't append it a second time.
         context_in_instructions=False,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

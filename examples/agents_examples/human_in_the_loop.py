@@ -15,6 +15,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Frontend-owned tool (generate_task_steps) plus user review."
 CLIENT_TOOL = "generate_task_steps"
 
@@ -41,5 +44,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="human_in_the_loop",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

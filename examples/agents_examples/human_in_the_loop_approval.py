@@ -19,6 +19,11 @@ translator signs each interrupt with the signer the resume carries, and a refund
 when the approval answers an interrupt this server (or a replica with the same secret) issued
 for exactly that call, thread and arguments. A client that writes a refund into its history
 and approves it gets RUN_ERROR, and nothing runs.
+
+When the settings name a thread store (the example server's default), the same agent is
+served by ``OpenAIAgentsAgent`` with that store instead: the server then keeps the thread and
+knows what it paused on, so a reloaded page gets its pending approval back and a resume needs
+only its entries (docs/threads.md). The translator route below is the stateless recipe.
 """
 
 from __future__ import annotations
@@ -27,7 +32,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
-from ag_ui_openai_agents import AGUITranslator, ApprovalSigner, resume_tool_calls
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    ApprovalSigner,
+    OpenAIAgentsAgent,
+    add_openai_agents_fastapi_endpoint,
+    resume_tool_calls,
+)
 from ag_ui_openai_agents.server.streaming import agui_sse_response
 from agents import Agent, Runner, function_tool
 from agents.tool_context import ToolContext
@@ -35,9 +46,11 @@ from fastapi import FastAPI, Request, Response
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed statelessly."
+DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed from the decision."
 ROUTE_WRITTEN_BY_HAND = True
-"""Its route is written by hand around the translator; the server caps its body."""
+"""Its stateless route is written by hand around the translator; the server caps its body."""
+KEEPS_THREADS = True
+"""With a thread store the server keeps the thread, paused approvals included."""
 
 REFUNDS: dict[str, str] = {}
 """What each refund returned, by tool call id. A client may send the same approved call again
@@ -77,6 +90,17 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     agent = build_agent(settings)
     secret = settings.approval_secret
     signer = ApprovalSigner.from_secret(secret) if secret else None
+    if settings.threads is not None:
+        wrapped = OpenAIAgentsAgent(
+            agent,
+            name="human_in_the_loop_approval",
+            description=DESCRIPTION,
+            run_config=settings.run_config,
+            approval_signer=signer,
+            threads=settings.threads,
+        )
+        add_openai_agents_fastapi_endpoint(app, wrapped, path)
+        return
     translator = AGUITranslator()
 
     @app.post(path, name="human_in_the_loop_approval")

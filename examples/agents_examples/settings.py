@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
+from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
 from agents import RunConfig
 
 from demo_model import offline_run_config
@@ -17,10 +18,13 @@ from demo_model import offline_run_config
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_REASONING_MODEL",
+    "REDIS_URL_ENV",
     "SUBAGENTS_ENV",
+    "THREADS_DB_ENV",
     "ExampleSettings",
     "approval_secret_from_env",
     "settings_from_env",
+    "threads_from_env",
 ]
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -29,6 +33,11 @@ SUBAGENTS_ENV = "AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS"
 too (CopilotKit 1.75 and its ``@ag-ui/client`` 0.0.59 accept them; 0.0.57 does not)."""
 _TRUE = {"1", "true", "yes", "on"}
 DEFAULT_REASONING_MODEL = "gpt-5-mini"
+REDIS_URL_ENV = "REDIS_URL"
+"""Keeps the examples' threads in this Redis server (replicas) instead of an SQLite file."""
+THREADS_DB_ENV = "AG_UI_THREADS_DB"
+"""The SQLite file of the examples' threads (default ``threads.db`` in the working directory)."""
+DEFAULT_THREADS_DB = "threads.db"
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +59,8 @@ class ExampleSettings:
     """Stream subagents to requests without ``protocolVersion`` too (``SUBAGENTS_ENV``)."""
     reasoning_model: str = DEFAULT_REASONING_MODEL
     """The model of the examples that show reasoning: one that streams reasoning summaries."""
+    threads: ThreadStore | None = None
+    """Where the examples served by ``OpenAIAgentsAgent`` keep their threads; None: stateless."""
 
     @property
     def offline(self) -> bool:
@@ -63,6 +74,7 @@ class ExampleSettings:
         *,
         approval_secret: tuple[str, ...] | None = None,
         subagents_for_pre_1_0_clients: bool = False,
+        threads: ThreadStore | None = None,
     ) -> ExampleSettings:
         """Settings that run everything on the offline demo model."""
         return cls(
@@ -70,6 +82,7 @@ class ExampleSettings:
             run_config=offline_run_config(),
             approval_secret=approval_secret,
             subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
+            threads=threads,
         )
 
 
@@ -91,26 +104,42 @@ def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[
     return (secrets.token_urlsafe(32),)
 
 
+def threads_from_env(environ: Mapping[str, str] | None = None) -> ThreadStore:
+    """The thread store: Redis when ``REDIS_URL`` names a server, else the SQLite file
+    ``AG_UI_THREADS_DB`` (``threads.db``). Nothing is opened before the first request."""
+    env = os.environ if environ is None else environ
+    redis_url = env.get(REDIS_URL_ENV)
+    if redis_url:
+        return RedisThreadStore(redis_url)
+    return SQLiteThreadStore(env.get(THREADS_DB_ENV) or DEFAULT_THREADS_DB)
+
+
 def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettings:
     """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo),
     ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start),
-    ``OPENAI_REASONING_MODEL`` and ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS`` (``true`` shows
-    subagents to every client)."""
+    ``OPENAI_REASONING_MODEL``, ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS`` (``true`` shows
+    subagents to every client) and where to keep threads (``REDIS_URL``,
+    ``AG_UI_THREADS_DB``)."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
     reasoning = env.get("OPENAI_REASONING_MODEL") or DEFAULT_REASONING_MODEL
     secret = approval_secret_from_env(env)
     subagents = env.get(SUBAGENTS_ENV, "").strip().lower() in _TRUE
+    threads = threads_from_env(env)
     if env.get("OPENAI_API_KEY"):
         return ExampleSettings(
             model=model,
             approval_secret=secret,
             reasoning_model=reasoning,
             subagents_for_pre_1_0_clients=subagents,
+            threads=threads,
         )
     return replace(
         ExampleSettings.offline_demo(
-            model, approval_secret=secret, subagents_for_pre_1_0_clients=subagents
+            model,
+            approval_secret=secret,
+            subagents_for_pre_1_0_clients=subagents,
+            threads=threads,
         ),
         reasoning_model=reasoning,
     )

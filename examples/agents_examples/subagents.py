@@ -27,6 +27,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Agents-as-tools orchestration (research_topic, write_prose, critique_draft)."
 DELEGATIONS = ("research_topic", "write_prose", "critique_draft")
 
@@ -173,5 +176,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         # True only when every client without protocolVersion accepts SUBAGENT_* events
         # (CopilotKit 1.75 / @ag-ui/client 0.0.59, not 0.0.57).
         subagents_for_pre_1_0_clients=settings.subagents_for_pre_1_0_clients,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

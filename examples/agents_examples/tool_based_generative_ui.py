@@ -14,6 +14,9 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
+
 DESCRIPTION = "Frontend renders UI from tool arguments (generate_haiku)."
 CLIENT_TOOL = "generate_haiku"
 
@@ -39,5 +42,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="tool_based_generative_ui",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

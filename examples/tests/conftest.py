@@ -33,8 +33,9 @@ SLOW_FILES = {
     "test_browser_page.py",
     "test_browser_hitl.py",
     "test_browser_pages.py",
+    "test_browser_threads.py",
 }
-SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server"}
+SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server", "kept_url"}
 """Fixtures that start Chromium, serve a page or a route to the real clients, or start a
 server process."""
 SLOW_CALLS = {"run_client", "serve_copilot_runtime"}

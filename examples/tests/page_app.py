@@ -81,7 +81,9 @@ def _shopping_agent(settings: ExampleSettings) -> Agent[Any]:
 
 
 def _mount_shopping(app: FastAPI, path: str, settings: ExampleSettings) -> None:
-    wrapped = OpenAIAgentsAgent(_shopping_agent(settings), run_config=settings.run_config)
+    wrapped = OpenAIAgentsAgent(
+        _shopping_agent(settings), run_config=settings.run_config, threads=settings.threads
+    )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)
 
 
@@ -324,6 +326,7 @@ TEST_EXAMPLES = {
         "Test only: a tool that changes the shared state.",
         _shopping_agent,
         _mount_shopping,
+        keeps_threads=True,
     ),
     "failing_model": Example(
         "failing_model", "Test only: a model that fails.", _failing_agent, _mount_failing
@@ -344,9 +347,10 @@ TEST_EXAMPLES = {
 
 
 @contextmanager
-def page_test_app() -> Iterator[FastAPI]:
-    """The example app on the demo model, with the test-only examples listed and mounted."""
+def page_test_app(settings: ExampleSettings | None = None) -> Iterator[FastAPI]:
+    """The example app on the demo model (or ``settings``), with the test-only examples listed
+    and mounted."""
     with pytest.MonkeyPatch.context() as patch:
         for name, example in TEST_EXAMPLES.items():
             patch.setitem(EXAMPLES, name, example)
-        yield create_app(ExampleSettings.offline_demo())
+        yield create_app(settings or ExampleSettings.offline_demo())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import httpx
 import pytest
@@ -88,3 +89,35 @@ async def test_every_get_route_answers_on_both_slash_forms(client: httpx.AsyncCl
             assert response.status_code == 200, form
     paths = app.openapi()["paths"]
     assert not any(path.endswith("/") for path in paths if path != "/")
+
+
+def test_threads_are_kept_in_sqlite_or_in_the_named_redis(tmp_path: Path) -> None:
+    from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore
+
+    default = settings_from_env({}).threads
+    assert isinstance(default, SQLiteThreadStore) and default.path.name == "threads.db"
+    chosen = settings_from_env({"AG_UI_THREADS_DB": str(tmp_path / "t.db")}).threads
+    assert isinstance(chosen, SQLiteThreadStore) and chosen.path == tmp_path / "t.db"
+    shared = settings_from_env({"REDIS_URL": "redis://127.0.0.1:6399/0"}).threads
+    assert isinstance(shared, RedisThreadStore)
+
+
+async def test_health_says_which_examples_keep_their_threads(tmp_path: Path) -> None:
+    from ag_ui_openai_agents.threads import SQLiteThreadStore
+
+    store = SQLiteThreadStore(tmp_path / "t.db")
+    kept = server.create_app(ExampleSettings.offline_demo(threads=store))
+    stateless = server.create_app(ExampleSettings.offline_demo())
+    async with (
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=kept), base_url="http://x") as a,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=stateless), base_url="http://x") as b,
+    ):
+        with_store = {
+            d["name"]: d["keeps_threads"] for d in (await a.get("/health")).json()["demos"]
+        }
+        without = {d["name"]: d["keeps_threads"] for d in (await b.get("/health")).json()["demos"]}
+        capabilities = (await a.get("/agentic_chat/capabilities")).json()
+    assert with_store["agentic_chat"] and with_store["human_in_the_loop_approval"]
+    assert not with_store["ag_ui_docs_copilot"] and not with_store["custom_lifecycle_events"]
+    assert not any(without.values())
+    assert capabilities["state"]["persistentState"] is True

@@ -177,8 +177,21 @@ export class Conversation {
     const answered = new Set(this.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
     const ids = run.outcome.pendingToolCallIds?.length
       ? run.outcome.pendingToolCallIds
-      : run.startedToolCalls.filter((id) => !run.answeredToolCalls.has(id));
+      : run.restored
+        ? this.openCallsOfOwnTools()
+        : run.startedToolCalls.filter((id) => !run.answeredToolCalls.has(id));
     return ids.filter((id) => !answered.has(id)).map((id) => this.findToolCall(id)).filter(Boolean);
+  }
+
+  // Calls of this client's own tools that no tool message answers: after a restore (a run
+  // that sent no message), these are what the server waits for.
+  openCallsOfOwnTools() {
+    const own = new Set(this.tools.map((tool) => tool.name));
+    const answered = new Set(this.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
+    return this.messages
+      .flatMap((m) => m.toolCalls ?? [])
+      .filter((call) => own.has(call.function.name) && !answered.has(call.id))
+      .map((call) => call.id);
   }
 
   findToolCall(id) {
@@ -210,6 +223,7 @@ export class Conversation {
     const body = this.request({ resume });
     const run = new RunRecord(body.runId, body);
     run.previousLastId = this.messages.at(-1)?.id ?? null;
+    run.restored = body.messages.length === 0 && resume === undefined; // asks for a kept thread
     this.runs.push(run);
     this.running = true;
     onChange(run);

@@ -25,16 +25,31 @@ const page = {
   attachments: null, // the composer's file picker
 };
 
+// Examples whose server keeps threads (health says keeps_threads) keep their thread id in
+// localStorage, so a reloaded page asks the server for the same thread.
+const threadKey = (name) => `agui-examples:thread:${name}`;
+
 function conversation() {
   const example = page.current;
   if (!example) return null;
   if (!page.conversations.has(example.name)) {
     const config = pageConfig(example.name);
-    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context });
+    const kept = example.keeps_threads ? localStorage.getItem(threadKey(example.name)) : null;
+    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, ...(kept ? { threadId: kept } : {}) });
+    if (example.keeps_threads) localStorage.setItem(threadKey(example.name), chat.threadId);
     chat.state = structuredClone(config.state); // The state the example's page starts from.
+    chat.restore = kept !== null; // ask the server for the thread once, on first show
     page.conversations.set(example.name, chat);
   }
   return page.conversations.get(example.name);
+}
+
+// A request with no new message and no resume: the server answers with the stored state,
+// messages and open approvals, and calls no model.
+function restore(chat) {
+  if (!chat.restore || chat.running) return;
+  chat.restore = false;
+  startRun(chat);
 }
 
 // ---- what the renderer needs to know about the conversation ----------------------------
@@ -401,7 +416,7 @@ function selectExample(name) {
   const chat = conversation();
   $("#example-title").textContent = example.name;
   $("#example-description").textContent = example.description;
-  $("#example-route").textContent = `POST ${example.path}`;
+  $("#example-route").textContent = `POST ${example.path}${example.keeps_threads ? " · thread kept on the server" : ""}`;
   $("#context").value = chat.context.length ? pretty(chat.context) : "";
   $("#context-panel").open = chat.context.length > 0;
   page.attachments.setEnabled(config.attachments);
@@ -417,10 +432,12 @@ function selectExample(name) {
   }
   syncLog(chat);
   render();
+  restore(chat);
 }
 
 function newConversation() {
   if (!page.current || conversation()?.running) return;
+  localStorage.removeItem(threadKey(page.current.name));
   page.conversations.delete(page.current.name);
   selectExample(page.current.name);
 }

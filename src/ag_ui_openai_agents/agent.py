@@ -44,6 +44,8 @@ from ag_ui_openai_agents.safe_errors import (
     without_error_details,
 )
 from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
+from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
+from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
@@ -127,6 +129,8 @@ class OpenAIAgentsAgent:
         predictive_state: Sequence[PredictState] = (),
         a2ui: A2UI | None = None,
         expose_error_details: bool = False,
+        threads: ThreadStore | None = None,
+        thread_key: ThreadKey | None = None,
     ) -> None:
         """Wrap ``agent``.
 
@@ -164,6 +168,12 @@ class OpenAIAgentsAgent:
         ``a2ui`` (:class:`~ag_ui_openai_agents.a2ui.A2UI`) serves the requests the A2UI
         middleware marks (``injectA2UITool``): their render tool is replaced by a
         ``generate_a2ui`` tool.
+
+        ``threads`` keeps every thread on the server (``SQLiteThreadStore``,
+        ``RedisThreadStore``): its history is then the truth, and a request with nothing new is
+        answered from the store (docs/threads.md). ``thread_key(run_input, request)`` returns
+        the store key of a request's thread (scope it by your authenticated user); without it
+        the key is the client's thread id, which must then be unguessable.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -193,6 +203,10 @@ class OpenAIAgentsAgent:
         """The caps on what one request may ask the resume to match."""
         self.expose_error_details = expose_error_details
         """Whether a failed run's RUN_ERROR may carry the exception's text."""
+        if threads is not None and not emit_messages_snapshot:
+            raise ValueError("threads are stored from MESSAGES_SNAPSHOT: keep it emitted")
+        self.threads = ThreadRuns(threads, thread_key) if threads is not None else None
+        """Runs of the threads kept on the server; None when the wrapper is stateless."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -204,10 +218,27 @@ class OpenAIAgentsAgent:
             state_deltas=self.lifecycle.state_deltas,
             predictive_state=self.lifecycle.predictive_state,
             a2ui_tool=self.a2ui.tool_name if self.a2ui is not None else None,
+            persistent_state=self.threads is not None,
         )
 
-    async def run_streamed(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    async def run_streamed(
+        self, run_input: RunAgentInput, *, request: Any = None
+    ) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request and yield its AG-UI events.
+
+        With ``threads``, the run answers the thread the store holds (``request``, the HTTP
+        request when there is one, goes to ``thread_key``); otherwise the request is the truth.
+        """
+        if self.threads is None:
+            stream = self._run_stateless(run_input)
+        else:
+            stream = self.threads.run(run_input, request, self._run_stateless)
+        async with aclosing(stream):
+            async for event in stream:
+                yield event
+
+    async def _run_stateless(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+        """Run the agent for one request taken as the truth.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
         and is re-raised (like every run error) for the server to log.

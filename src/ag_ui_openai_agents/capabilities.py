@@ -85,6 +85,7 @@ def agent_capabilities(
     state_deltas: bool = False,
     predictive_state: Sequence[PredictState] = (),
     a2ui_tool: str | None = None,
+    persistent_state: bool = False,
 ) -> AgentCapabilities:
     """Describe what this adapter does for ``agent``: tools, streaming, reasoning, state, HITL.
 
@@ -93,7 +94,8 @@ def agent_capabilities(
     event carries them, the tool that generates A2UI surfaces (for requests the A2UI
     middleware marks) under ``custom["a2ui"]``, and which requests get the ``SUBAGENT_*``
     events under ``custom["subagent_events"]`` ("1.0", or "all" with
-    ``subagents_for_pre_1_0_clients``)."""
+    ``subagents_for_pre_1_0_clients``). ``persistent_state``: threads (their state included)
+    are kept on the server."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
     approvals = has_approval_tools(agent)
@@ -113,7 +115,9 @@ def agent_capabilities(
             parallel_calls=settings.parallel_tool_calls is not False if settings else True,
             client_provided=True,
         ),
-        state=StateCapabilities(snapshots=True, deltas=state_deltas),
+        state=StateCapabilities(
+            snapshots=True, deltas=state_deltas, persistent_state=persistent_state or None
+        ),
         multi_agent=MultiAgentCapabilities(
             supported=bool(agent.handoffs or subagents),
             delegation=bool(subagents) or None,

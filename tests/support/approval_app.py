@@ -12,11 +12,15 @@ the input holds that call's output, it answers with text quoting the output. Ite
 from ``k`` too, so they stay unique across the conversation whichever process made them.
 
 ``GET /tool-runs`` lists the calls the tool ran in this process (observation only: the agent
-never reads it).
+never reads it). With ``APPROVAL_APP_THREADS`` set (a ``redis://`` URL or an SQLite file), the
+agent keeps its threads in that store, with locks of ``APPROVAL_APP_LOCK_TTL`` seconds if set;
+with ``APPROVAL_APP_TOOL_HANGS`` set, the tool records its run and then never returns (a
+server that dies while a refund is under way).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -27,6 +31,7 @@ from agents.tool_context import ToolContext
 from fastapi import FastAPI
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
 from support.scripted import (
     Call,
     RecordedCall,
@@ -37,10 +42,27 @@ from support.scripted import (
     TurnUsage,
 )
 
-__all__ = ["PROCESS_ENV", "TOOL_NAME", "app", "build_app", "decide_turn", "refund_call_id"]
+__all__ = [
+    "PROCESS_ENV",
+    "THREADS_ENV",
+    "TOOL_NAME",
+    "app",
+    "build_app",
+    "decide_turn",
+    "refund_call_id",
+]
 
 PROCESS_ENV = "APPROVAL_APP_NAME"
 """Environment variable naming the process in tool results."""
+
+THREADS_ENV = "APPROVAL_APP_THREADS"
+"""Environment variable naming the thread store (a redis:// URL or an SQLite file), if any."""
+
+LOCK_TTL_ENV = "APPROVAL_APP_LOCK_TTL"
+"""Environment variable giving the thread store's lock_ttl in seconds."""
+
+TOOL_HANGS_ENV = "APPROVAL_APP_TOOL_HANGS"
+"""Environment variable making the tool hang once it recorded its run."""
 
 TOOL_NAME = "issue_refund"
 """The approval-gated tool of the served agent."""
@@ -94,16 +116,22 @@ def build_app() -> FastAPI:
     process_name = os.environ.get(PROCESS_ENV, "unnamed")
     runs: list[dict[str, str]] = []
 
+    hangs = bool(os.environ.get(TOOL_HANGS_ENV))
+
     @function_tool(name_override=TOOL_NAME, needs_approval=True)
-    def issue_refund(ctx: ToolContext[Any], order_id: str) -> str:
+    async def issue_refund(ctx: ToolContext[Any], order_id: str) -> str:
         """Refund an order."""
         runs.append({"call_id": ctx.tool_call_id, "order_id": order_id})
+        if hangs:
+            await asyncio.Event().wait()
         return f"Refund issued for {order_id} by process {process_name} (pid {os.getpid()})"
 
     model = ScriptedResponsesModel(decide_turn, model_name="scripted-approval")
     agent = SdkAgent(name="refunds", instructions="Refund orders.", tools=[issue_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-    wrapped = OpenAIAgentsAgent(agent, run_config=config, run_error_message="Refund failed.")
+    wrapped = OpenAIAgentsAgent(
+        agent, run_config=config, run_error_message="Refund failed.", threads=_threads()
+    )
     application = FastAPI()
     add_openai_agents_fastapi_endpoint(application, wrapped, path="/agent")
 
@@ -112,6 +140,16 @@ def build_app() -> FastAPI:
 
     application.add_api_route("/tool-runs", tool_runs, methods=["GET"])
     return application
+
+
+def _threads() -> ThreadStore | None:
+    where = os.environ.get(THREADS_ENV)
+    if not where:
+        return None
+    ttl = {"lock_ttl": float(os.environ[LOCK_TTL_ENV])} if os.environ.get(LOCK_TTL_ENV) else {}
+    if where.startswith("redis://"):
+        return RedisThreadStore(where, **ttl)
+    return SQLiteThreadStore(where, **ttl)
 
 
 app = build_app()

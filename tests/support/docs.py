@@ -187,10 +187,11 @@ def request_body(
     protocol_version: str | None,
     text: str = "Hello! Say hello in one sentence.",
     tools: list[dict[str, Any]] | None = None,
+    thread_id: str = "thread-doc",
 ) -> dict[str, Any]:
     """An AG-UI ``RunAgentInput`` as a client sends it (camelCase JSON)."""
     body: dict[str, Any] = {
-        "threadId": "thread-doc",
+        "threadId": thread_id,
         "runId": "run-doc",
         "state": {},
         "messages": [{"id": "user-1", "role": "user", "content": text}],

@@ -169,7 +169,7 @@ class _Routes:
         return sse_response(
             request,
             run_input,
-            self.agent.run_streamed(run_input),
+            self.agent.run_streamed(run_input, request=request),
             keepalive_seconds=self.keepalive_seconds,
             expose_error_details=self.agent.expose_error_details,
             label=f"AG-UI run of {self.agent.name}",

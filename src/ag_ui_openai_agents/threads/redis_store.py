@@ -1,0 +1,139 @@
+"""``RedisThreadStore``: threads in Redis, shared by every replica of the server.
+
+Needs the ``redis`` extra (``pip install 'ag-ui-openai-agents[redis]'``), whose asyncio client
+talks to the server without blocking the event loop.
+
+Layout (``prefix`` defaults to ``agui:``)::
+
+    <prefix>thread:<key>   a string: the thread's JSON document (PX = expire_after, if set)
+    <prefix>lock:<key>     a string: the token of the run holding the thread (PX = lock_ttl)
+
+A lock is taken with ``SET NX PX``; renewing, releasing and saving are Lua scripts that act
+only while the caller's token is the lock's value, so a run whose lock expired (its server
+stalled or crashed) can neither free nor overwrite the thread another run took over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui_openai_agents.threads.store import (
+    DEFAULT_LOCK_TTL,
+    DEFAULT_LOCK_WAIT,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_MESSAGES,
+    ThreadLockLostError,
+    ThreadSettings,
+)
+
+__all__ = ["RedisThreadStore"]
+
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+_SAVE = """
+if redis.call('get', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+if ARGV[3] == '' then
+  redis.call('set', KEYS[2], ARGV[2])
+else
+  redis.call('set', KEYS[2], ARGV[2], 'PX', ARGV[3])
+end
+return 1
+"""
+
+
+def _import_redis() -> Any:
+    try:
+        import redis.asyncio as redis_asyncio
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            "RedisThreadStore needs the redis client: pip install 'ag-ui-openai-agents[redis]'"
+        ) from exc
+    return redis_asyncio
+
+
+class RedisThreadStore:
+    """Keep threads in the Redis server at ``url`` (``redis://host:6379/0``), for replicas.
+
+    ``client`` may be given instead of ``url``: a ``redis.asyncio.Redis`` of the application's
+    (connection pool, TLS, auth as it configured them). Keys start with ``prefix``.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        client: Any = None,
+        prefix: str = "agui:",
+        max_messages: int = DEFAULT_MAX_MESSAGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        expire_after: float | None = None,
+        lock_ttl: float = DEFAULT_LOCK_TTL,
+        lock_wait: float = DEFAULT_LOCK_WAIT,
+    ) -> None:
+        if (url is None) == (client is None):
+            raise ValueError("give RedisThreadStore either a url or a client")
+        self.client: Any = client if client is not None else _import_redis().from_url(url)
+        self.prefix = prefix
+        self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self._renew = self.client.register_script(_RENEW)
+        self._release = self.client.register_script(_RELEASE)
+        self._save = self.client.register_script(_SAVE)
+
+    def __repr__(self) -> str:
+        return f"RedisThreadStore(prefix={self.prefix!r})"
+
+    def _thread(self, key: str) -> str:
+        return f"{self.prefix}thread:{key}"
+
+    def _lock(self, key: str) -> str:
+        return f"{self.prefix}lock:{key}"
+
+    def _ttl_ms(self) -> int:
+        return max(1, int(self.settings.lock_ttl * 1000))
+
+    async def load(self, key: str) -> str | None:
+        """The thread's document, or None when unknown or expired."""
+        value = await self.client.get(self._thread(key))
+        if value is None:
+            return None
+        return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+    async def save(self, key: str, document: str, token: str) -> None:
+        """Store the document while ``token`` holds the key's lock."""
+        after = self.settings.expire_after
+        expiry = "" if after is None else str(max(1, int(after * 1000)))
+        keys = [self._lock(key), self._thread(key)]
+        if not await self._save(keys=keys, args=[token, document, expiry]):
+            raise ThreadLockLostError(f"the lock of thread {key!r} is no longer held")
+
+    async def delete(self, key: str) -> None:
+        """Forget the thread."""
+        await self.client.delete(self._thread(key))
+
+    async def acquire(self, key: str, token: str) -> bool:
+        """Take the key's lock if it is free or expired (``SET NX PX``)."""
+        return bool(await self.client.set(self._lock(key), token, nx=True, px=self._ttl_ms()))
+
+    async def renew(self, key: str, token: str) -> bool:
+        """Extend the lock ``token`` holds."""
+        return bool(await self._renew(keys=[self._lock(key)], args=[token, self._ttl_ms()]))
+
+    async def release(self, key: str, token: str) -> None:
+        """Free the lock if ``token`` holds it."""
+        await self._release(keys=[self._lock(key)], args=[token])
+
+    async def aclose(self) -> None:
+        """Close the client's connections."""
+        await self.client.aclose()

@@ -1,0 +1,324 @@
+"""Internal: one run of a thread kept on the server, around the wrapper's stateless run.
+
+:class:`ThreadRuns` takes the request, finds the thread under the application's key, and
+either answers from the store (hydration: no model call) or runs the trusted request
+(:mod:`.merge`) through the wrapper's stateless run while watching its events, then stores the
+final messages, state and pending interrupts before letting ``RUN_FINISHED`` out. Every run
+that changes a thread holds the thread's lock from its load to its save.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
+from typing import Any, TypeAlias, Union
+
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Interrupt,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    StateSnapshotEvent,
+)
+
+from ag_ui_openai_agents.threads.merge import Merged, merge
+from ag_ui_openai_agents.threads.record import StoredThread
+from ag_ui_openai_agents.threads.recorder import Recorder
+from ag_ui_openai_agents.threads.store import (
+    ThreadBusyError,
+    ThreadLockLostError,
+    ThreadStore,
+    hold_lock,
+)
+
+logger = logging.getLogger(__name__)
+
+THREAD_BUSY_CODE = "THREAD_BUSY"
+THREAD_BUSY_MESSAGE = "Another run of this conversation is in progress. Try again when it ends."
+THREAD_FULL_CODE = "THREAD_FULL"
+THREAD_FULL_MESSAGE = "This conversation reached its size limit. Start a new one."
+THREAD_LOST_CODE = "THREAD_LOCK_LOST"
+THREAD_LOST_MESSAGE = "This run took too long and its result was not kept. Send it again."
+THREAD_KEY_CODE = "THREAD_FORBIDDEN"
+THREAD_KEY_MESSAGE = "This conversation cannot be opened."
+THREAD_STORE_CODE = "THREAD_STORE_ERROR"
+THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
+
+ThreadKey: TypeAlias = Callable[[RunAgentInput, Any], Union[str, Awaitable[str]]]  # noqa: UP007
+"""``thread_key(run_input, request) -> key``: the store key of a request's thread."""
+
+Inner = Callable[[RunAgentInput], AsyncGenerator[BaseEvent, None]]
+"""The wrapper's stateless run of a (trusted) request."""
+
+
+class ThreadRuns:
+    """Runs of the wrapper's threads: keys, loading, merging, locking, saving."""
+
+    def __init__(self, store: ThreadStore, thread_key: ThreadKey | None = None) -> None:
+        self.store = store
+        self.thread_key = thread_key
+
+    async def key(self, run_input: RunAgentInput, request: Any) -> str:
+        """The store key of the request's thread: the application's, or the thread id."""
+        if self.thread_key is None:
+            return run_input.thread_id
+        key = self.thread_key(run_input, request)
+        if inspect.isawaitable(key):
+            key = await key
+        if not isinstance(key, str) or not key:
+            raise TypeError("thread_key must return a non-empty string")
+        return key
+
+    async def run(
+        self, run_input: RunAgentInput, request: Any, inner: Inner
+    ) -> AsyncGenerator[BaseEvent, None]:
+        """The events of one request on its thread."""
+        try:
+            key = await self.key(run_input, request)
+        except Exception:
+            logger.exception("No thread key for run %s", run_input.run_id)
+            for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
+                yield event
+            raise
+        try:
+            document = await self.store.load(key)
+            stored = StoredThread.from_json(document) if document is not None else None
+        except Exception:
+            logger.exception("Thread %r could not be loaded", key)
+            for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
+                yield event
+            raise
+        merged = merge(stored, run_input)
+        busy: list[BaseEvent] | None = None
+        if merged.hydrate:
+            # Nothing to run: answered from the store, without the lock. A claimed call whose
+            # run was cut short is answered under the lock, if no run holds it right now
+            # (otherwise the call is shown as the running request left it).
+            _log_ignored(key, merged)
+            answer = hydration(merged.run_input, stored)
+            if not merged.repaired:
+                for event in answer:
+                    yield event
+                return
+            busy = answer
+        async with aclosing(self._locked(key, run_input, inner, busy=busy)) as events:
+            async for event in events:
+                yield event
+
+    async def _locked(
+        self,
+        key: str,
+        run_input: RunAgentInput,
+        inner: Inner,
+        busy: list[BaseEvent] | None = None,
+    ) -> AsyncGenerator[BaseEvent, None]:
+        """A run that may change the thread: under its lock, from a fresh load.
+
+        Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
+        client's next request finds both. A failure of the store ends the run with RUN_ERROR
+        (unless the run already ended) and is re-raised for the server's log. With ``busy``,
+        a lock held by another run is not waited for: ``busy`` is the answer then.
+        """
+        token = uuid.uuid4().hex
+        finished: BaseEvent | None = None
+        shown = _Shown()
+        turn = _Turn(self.store, key, token, run_input)
+        try:
+            wait = 0.0 if busy is not None else None
+            async with (
+                hold_lock(self.store, key, token, wait=wait),
+                aclosing(turn.events(inner)) as events,
+            ):
+                async for event in events:
+                    if isinstance(event, RunFinishedEvent):
+                        finished = event
+                    else:
+                        shown.see(event)
+                        yield event
+        except ThreadBusyError:
+            if busy is not None:
+                for event in busy:
+                    yield event
+                return
+            logger.warning("Run %s refused: thread %r is busy", run_input.run_id, key)
+            for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
+                yield event
+            return
+        except ThreadLockLostError:
+            logger.error("Run %s was not kept: thread %r was taken over", run_input.run_id, key)
+            for event in shown.ending(run_input, THREAD_LOST_CODE, THREAD_LOST_MESSAGE):
+                yield event
+            raise
+        except Exception:
+            if turn.run_failed:
+                raise
+            if not shown.ended:
+                logger.exception("Thread %r could not be saved", key)
+            for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
+                yield event
+            raise
+        if finished is not None:
+            yield finished
+
+
+class _Shown:
+    """Whether the client was sent RUN_STARTED, and an ending."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.ended = False
+
+    def see(self, event: BaseEvent) -> None:
+        self.started = self.started or isinstance(event, RunStartedEvent)
+        self.ended = self.ended or isinstance(event, RunErrorEvent)
+
+    def ending(self, run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
+        """What still ends the run for the client: nothing if it ended already."""
+        if self.ended:
+            return []
+        error = RunErrorEvent(message=message, code=code)
+        return [error] if self.started else [_started(run_input), error]
+
+
+class _Turn:
+    """One locked run: reload, merge, check limits, claim answers, run, save."""
+
+    def __init__(self, store: ThreadStore, key: str, token: str, run_input: RunAgentInput):
+        self.store, self.key, self.token, self.run_input = store, key, token, run_input
+        self.run_failed = False
+        """Whether the wrapper's run raised (it already told the client as it was set to)."""
+
+    async def events(self, inner: Inner) -> AsyncGenerator[BaseEvent, None]:
+        document = await self.store.load(self.key)
+        stored = StoredThread.from_json(document) if document is not None else None
+        merged = merge(stored, self.run_input)
+        _log_ignored(self.key, merged)
+        trusted = merged.run_input
+        thread = stored or StoredThread()
+        if merged.hydrate:  # nothing (left) to run
+            view = _hydrated(thread, trusted)
+            if merged.repaired:
+                await self._save(view)
+            for event in hydration(trusted, view):
+                yield event
+            return
+        if _too_large(thread, document, merged, self.store):
+            for event in _failed(self.run_input, THREAD_FULL_CODE, THREAD_FULL_MESSAGE):
+                yield event
+            return
+        if merged.claimed or merged.repaired:
+            thread = _claiming(thread, merged)
+            await self._save(thread)
+        recorder = Recorder(trusted)
+        completed = False
+        try:
+            async with aclosing(inner(trusted)) as stream:
+                while True:
+                    try:
+                        event = await anext(stream)
+                    except StopAsyncIteration:
+                        break
+                    except Exception:
+                        self.run_failed = True  # the run's own error: it ended the stream
+                        raise
+                    recorder.see(event)
+                    if isinstance(event, RunFinishedEvent):
+                        await self._save(recorder.thread())
+                        completed = True
+                    yield event
+        finally:
+            if not completed and merged.claimed:
+                await asyncio.shield(self._save(recorder.after_failure(thread, merged.claimed)))
+
+    async def _save(self, thread: StoredThread) -> None:
+        await self.store.save(self.key, thread.to_json(), self.token)
+
+
+def _hydrated(thread: StoredThread, trusted: RunAgentInput) -> StoredThread:
+    """The stored thread with its repairs: interrupted calls answered, no longer paused."""
+    claimed = set(thread.claimed)
+    return StoredThread(
+        messages=list(trusted.messages),
+        state=thread.state,
+        interrupts=[i for i in thread.interrupts if (i.tool_call_id or i.id) not in claimed],
+        client_calls=list(thread.client_calls),
+    )
+
+
+def _claiming(thread: StoredThread, merged: Merged) -> StoredThread:
+    """The stored thread, repaired, with the calls the request answers recorded as claimed
+    before any of them runs."""
+    trusted = merged.run_input
+    repaired = _hydrated(thread, trusted)
+    repaired.messages = trusted.messages[: len(trusted.messages) - len(merged.new_messages)]
+    repaired.claimed = list(merged.claimed)
+    return repaired
+
+
+def _too_large(
+    thread: StoredThread, document: str | None, merged: Merged, store: ThreadStore
+) -> bool:
+    """Whether the request's new messages would take the thread past its limits. A resume
+    adds no message: a paused thread can always be decided."""
+    if not merged.new_messages:
+        return False
+    settings = store.settings
+    messages = merged.run_input.messages
+    if len(messages) > settings.max_messages:
+        return True
+    new = set(merged.new_messages)
+    added = sum(len(m.model_dump_json(by_alias=True)) for m in messages if m.id in new)
+    return len((document or "").encode("utf-8")) + added > settings.max_bytes
+
+
+def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[BaseEvent]:
+    """The answer to a request with nothing to run: the stored state, messages and outcome
+    (a call being answered by a run in progress shows no interrupt)."""
+    thread = thread or StoredThread()
+    claimed = set(thread.claimed)
+    interrupts: list[Interrupt] = [
+        i for i in thread.interrupts if (i.tool_call_id or i.id) not in claimed
+    ]
+    outcome: Any = (
+        RunFinishedInterruptOutcome(interrupts=interrupts)
+        if interrupts
+        else RunFinishedSuccessOutcome()
+    )
+    return [
+        _started(run_input),
+        StateSnapshotEvent(snapshot=thread.state if thread.state is not None else {}),
+        MessagesSnapshotEvent(messages=list(thread.messages)),
+        RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
+    ]
+
+
+def _started(run_input: RunAgentInput) -> RunStartedEvent:
+    return RunStartedEvent(
+        thread_id=run_input.thread_id,
+        run_id=run_input.run_id,
+        parent_run_id=run_input.parent_run_id,
+        protocol_version=PROTOCOL_VERSION,
+    )
+
+
+def _failed(run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
+    return [_started(run_input), RunErrorEvent(message=message, code=code)]
+
+
+def _log_ignored(key: str, merged: Merged) -> None:
+    if merged.ignored:
+        logger.warning(
+            "Thread %r: ignored what the server does not hold: %s",
+            key,
+            "; ".join(f"{i.kind} {i.ident!r} ({i.reason})" for i in merged.ignored),
+        )
