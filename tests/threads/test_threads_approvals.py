@@ -8,6 +8,7 @@ Both request kinds, the real runner, a real SQLite file.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from agents.tool_context import ToolContext
 
 from ag_ui_openai_agents import ApprovalSigner, OpenAIAgentsAgent
+from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, THREAD_FULL_CODE, SQLiteThreadStore
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Turn
@@ -281,3 +283,39 @@ async def test_a_result_survives_a_model_failure_after_the_resume(
     assert again.types == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert result_of(again.snapshot, CALL) == "Refund issued for 7"
     assert not isinstance(again.finished.outcome, RunFinishedInterruptOutcome)
+
+
+async def test_an_invalid_edit_leaves_the_approval_open_for_a_corrected_answer(
+    tmp_path: Path, version: str | None
+) -> None:
+    """A refused answer runs nothing, so the call stays paused (not claimed): the person's
+    corrected answer then runs it, with the arguments they gave."""
+    s, chat = await paused(SQLiteThreadStore(tmp_path / "threads.db"), version)
+    bad = ResumeEntry(
+        interrupt_id=CALL,
+        status="resolved",
+        payload={"approved": True, "editedArgs": {"order_id": 8}},  # not a string
+    )
+    good = ResumeEntry(
+        interrupt_id=CALL,
+        status="resolved",
+        payload={"approved": True, "editedArgs": {"order_id": "8"}},
+    )
+
+    refused = await chat.send(chat.request([], resume=[bad]))
+    refunds_after_refusal = list(s.refunds)
+    reloaded = await chat.send(chat.request([]))
+    resumed = await chat.send(chat.request([], resume=[good]))
+
+    assert refused.run_error.code == INVALID_APPROVAL_CODE and refunds_after_refusal == []
+    assert [i.tool_call_id for i in reloaded.interrupts] == [CALL]
+    assert s.refunds == [(CALL, "8")]
+    assert result_of(resumed.snapshot, CALL) == "Refund issued for 8"
+    (call,) = [
+        tc
+        for m in resumed.snapshot
+        if isinstance(m, AssistantMessage)
+        for tc in m.tool_calls or []
+        if tc.id == CALL
+    ]
+    assert json.loads(call.function.arguments) == {"order_id": "8"}

@@ -23,11 +23,11 @@ from ag_ui.core import (
     ToolCall,
     ToolMessage,
 )
-from agents import Agent, RunConfig, StopAtTools, set_tracing_disabled
+from agents import Agent, RunConfig, StopAtTools, function_tool, set_tracing_disabled
 
-from ag_ui_openai_agents import OpenAIAgentsAgent
+from ag_ui_openai_agents import OpenAIAgentsAgent, shared_state
 from ag_ui_openai_agents.threads import THREAD_FULL_CODE, THREAD_STORE_CODE, SQLiteThreadStore
-from support.invariants import check_stream
+from support.invariants import check_stream, client_states
 from support.runs import check_prefix
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from support.threads import PROTOCOLS, Conversation, Shop, shop, user
@@ -224,6 +224,44 @@ async def test_a_turn_takes_the_clients_state_and_keeps_it(
     run = await chat.send(chat.request([], state={}))
 
     assert run.states == [{"theme": "green"}]
+
+
+@function_tool
+def tick(step: str) -> str:
+    """Mark a step done in the shared state."""
+    state = shared_state()
+    state.update(done=[*state.value.get("done", []), step])
+    return f"{step} done"
+
+
+async def test_the_state_a_run_streamed_as_deltas_is_the_state_kept(
+    store: SQLiteThreadStore, version: str | None
+) -> None:
+    """With ``state_deltas``, the state the client ends with (its snapshot, then the patches)
+    is the state the store keeps and a reload gets back."""
+    model = ScriptedResponsesModel(
+        [
+            Turn([Call("tick", {"step": "pack the bags " * 8})]),
+            Turn([Call("tick", {"step": "book the train " * 8})]),
+            Turn([Text("Both done.")]),
+        ]
+    )
+    config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
+    agent = Agent(name="planner", tools=[tick])
+    wrapper = OpenAIAgentsAgent(agent, run_config=config, threads=store, state_deltas=True)
+    chat = Conversation(wrapper, version)
+    notes = {"notes": "n" * 400}
+
+    run = await chat.send(chat.request([user("Do both", "user-1")], state=notes))
+    reloaded = await chat.send(chat.request([], state={}))
+
+    assert [e.type.value for e in run.events if e.type.value.startswith("STATE_")] == [
+        "STATE_SNAPSHOT",  # the first change: a client holds no state of this run yet
+        "STATE_DELTA",
+    ]
+    client_state = client_states(run.events)[-1]
+    assert client_state == {**notes, "done": ["pack the bags " * 8, "book the train " * 8]}
+    assert reloaded.states == [client_state]
 
 
 # --------------------------------------------------------------------------- client tools

@@ -1,14 +1,15 @@
 """Internal: what a run showed its client, gathered from its events, as the thread to store.
 
 The stored thread is exactly what the client was shown: the messages of the run's
-MESSAGES_SNAPSHOT (the ids it streamed), the last state it sent (STATE_SNAPSHOT), and the
-interrupts of its RUN_FINISHED.
+MESSAGES_SNAPSHOT (the ids it streamed), the last state it sent (STATE_SNAPSHOT, with the
+STATE_DELTA patches after it applied), and the interrupts of its RUN_FINISHED.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import jsonpatch
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
@@ -18,14 +19,20 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
+    StateDeltaEvent,
     StateSnapshotEvent,
     ToolCallResultEvent,
     ToolMessage,
 )
 
+from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.history import open_calls
+from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.threads.record import StoredThread, insert_results
+
+NOTHING_RAN_CODES = frozenset({APPROVAL_REFUSED_CODE, INVALID_APPROVAL_CODE, RESUME_LIMIT_CODE})
+"""RUN_ERROR codes of a resume that ran nothing: its claimed calls are still paused."""
 
 
 class Recorder:
@@ -43,6 +50,9 @@ class Recorder:
         """Take what ``event`` tells the client about the thread."""
         if isinstance(event, StateSnapshotEvent):
             self.state = event.snapshot
+        elif isinstance(event, StateDeltaEvent):
+            operations = [op.model_dump(mode="json", by_alias=True) for op in event.delta]
+            self.state = jsonpatch.apply_patch(self.state, operations)
         elif isinstance(event, MessagesSnapshotEvent):
             self.messages = list(event.messages)
         elif isinstance(event, ToolCallResultEvent):
@@ -56,7 +66,7 @@ class Recorder:
             outcome = event.outcome
             if isinstance(outcome, RunFinishedInterruptOutcome):
                 self.interrupts = list(outcome.interrupts)
-        elif isinstance(event, RunErrorEvent) and event.code == APPROVAL_REFUSED_CODE:
+        elif isinstance(event, RunErrorEvent) and event.code in NOTHING_RAN_CODES:
             self.refused = True
 
     def thread(self) -> StoredThread:
@@ -81,8 +91,8 @@ class Recorder:
 
         The history stays as it was stored, with the results of the claimed calls the run
         reported. A claimed call without a reported result stays claimed (it may have run, and
-        is answered INTERRUPTED next time), unless the approvals were refused: then nothing ran
-        and the calls are still paused.
+        is answered INTERRUPTED next time), unless the resume ran nothing (approvals refused,
+        an invalid answer, a request over the resume limits): then the calls are still paused.
         """
         answered = {c: self.results[c] for c in claimed if c in self.results}
         kept = [] if self.refused else [c for c in claimed if c not in answered]
