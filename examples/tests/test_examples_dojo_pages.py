@@ -141,9 +141,10 @@ async def test_agentic_generative_ui_page(
     monkeypatch.setattr(agentic_generative_ui, "STEP_SECONDS", 0)
     chat = Chat(mocked, "/agentic_generative_ui", protocol_version=protocol_version)
     run = await chat.say("Please make a plan to make brownies")
-    snapshots = run.state_snapshots
-    assert [s["status"] for s in snapshots[0]["steps"]] == ["pending"] * 4
-    assert snapshots[-1]["steps"] == [{**step, "status": "completed"} for step in BROWNIE_STEPS]
+    states = run.states({})
+    assert [s["status"] for s in states[0]["steps"]] == ["pending"] * 4
+    assert states[-1]["steps"] == [{**step, "status": "completed"} for step in BROWNIE_STEPS]
+    assert run.state_kinds == [EventType.STATE_SNAPSHOT] + [EventType.STATE_DELTA] * 4
     assert run.text == TOOL_RESULT_REPLY
     success(run)
 

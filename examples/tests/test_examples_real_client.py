@@ -182,10 +182,12 @@ def _check_multimodal(turns: list[dict[str, Any]]) -> None:
 
 
 def _check_generative_ui(turns: list[dict[str, Any]]) -> None:
-    """The client's state holds the five steps, all completed."""
+    """The client's state holds the five steps, all completed: it applied the snapshot and the
+    five patches that completed them."""
     steps = turns[0]["state"]["steps"]
     assert [step["status"] for step in steps] == ["completed"] * 5
-    assert _types(turns[0]).count("STATE_SNAPSHOT") == 6
+    assert _types(turns[0]).count("STATE_SNAPSHOT") == 1
+    assert _types(turns[0]).count("STATE_DELTA") == 5
     assert turns[1]["request"]["state"] == turns[0]["state"]
 
 
