@@ -47,8 +47,10 @@ class Chat:
         thread_id: str = "thread-1",
         protocol_version: str | None = PROTOCOL_VERSION,
         state: Any = None,
+        forwarded_props: Any = None,
     ) -> None:
         self.client = client
+        self.forwarded_props = forwarded_props
         self.path = path
         self.tools = list(tools)
         self.context = list(context)
@@ -69,7 +71,7 @@ class Chat:
             tools=self.tools,
             context=self.context,
             state=self.state,
-            forwarded_props=None,
+            forwarded_props=self.forwarded_props,
             resume=list(resume) if resume else None,
             protocol_version=self.protocol_version,
         )
@@ -125,9 +127,7 @@ class Run:
     @property
     def state_kinds(self) -> list[EventType]:
         """The state events of the run (STATE_SNAPSHOT or STATE_DELTA), in order."""
-        return [
-            e.type for e in self.events if isinstance(e, (StateSnapshotEvent, StateDeltaEvent))
-        ]
+        return [e.type for e in self.events if isinstance(e, (StateSnapshotEvent, StateDeltaEvent))]
 
     def states(self, before: Any) -> list[Any]:
         """The state a client holds after each state event of the run, starting from
