@@ -128,10 +128,13 @@ def _pick_tool(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choice
     """
     called = {call.name for call in conversation.calls}
     handed_off = any(name.startswith(_HANDOFF_PREFIX) for name in called)
+    waiting = _waiting(conversation)
     open_tools = [
         tool
         for tool in tools
-        if tool.name not in called and not (handed_off and tool.name.startswith(_HANDOFF_PREFIX))
+        if tool.name not in called
+        and tool.name not in waiting
+        and not (handed_off and tool.name.startswith(_HANDOFF_PREFIX))
     ]
     words = significant_words(conversation.user_text)
     for tool in tools:
@@ -173,9 +176,21 @@ def _prerequisite(
     return _Choice(found, f"{tool.name} works on what {found.name} returns, so {found.name} first")
 
 
+_AFTER = re.compile(r"\bAfter (\w+), always call (\w+)")
+
+
+def _waiting(conversation: Conversation) -> set[str]:
+    """Tools the instructions say to call "After <tool>", while that tool has not answered."""
+    answered = {call.name for call in conversation.answered}
+    return {
+        then for first, then in _AFTER.findall(conversation.instructions) if first not in answered
+    }
+
+
 def _instructed(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choice | None:
-    """The tool the instructions say to "Always call … when the user asks to <verbs>", when
-    the user's message has one of the verbs and the tool has not been called for it yet."""
+    """The tool the instructions say to "Always call … when the user asks to <verbs>" (when
+    the user's message has one of the verbs), or "After <tool>, always call …" (once that tool
+    has answered), if it has not been called yet for this user message."""
     called = {call.name for call in conversation.calls}
     words = set(re.findall(r"[a-z]+", conversation.user_text.lower()))
     rules = re.findall(
@@ -186,6 +201,11 @@ def _instructed(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choic
         tool = next((t for t in tools if t.name == name and t.name not in called), None)
         if tool is not None and asked & words:
             return _Choice(tool, f"My instructions say to call {name} for this")
+    answered = {call.name for call in conversation.answered}
+    for first, then in _AFTER.findall(conversation.instructions):
+        tool = next((t for t in tools if t.name == then and t.name not in called), None)
+        if tool is not None and first in answered:
+            return _Choice(tool, f"My instructions say to call {then} after {first}")
     return None
 
 

@@ -75,7 +75,7 @@ def _weekday(text: str) -> str:
 
 def _flights(text: str) -> list[dict[str, Any]]:
     codes = re.findall(r"\b[A-Z]{3}\b", text)
-    origin, destination = (codes + ["SFO", "JFK"])[:2] if len(codes) != 1 else (codes[0], "JFK")
+    origin, destination = ([*codes, "SFO", "JFK"])[:2] if len(codes) != 1 else (codes[0], "JFK")
     return [
         {
             "id": str(index + 1),

@@ -115,16 +115,16 @@ class Flight(BaseModel):
 
     id: str
     airline: str = Field(description="The airline, like 'United Airlines'.")
-    airlineLogo: str = Field(description="URL of the airline's logo.")  # noqa: N815
-    flightNumber: str = Field(description="Like 'UA 123'.")  # noqa: N815
+    airlineLogo: str = Field(description="URL of the airline's logo.")
+    flightNumber: str = Field(description="Like 'UA 123'.")
     origin: str = Field(description="Airport code, like 'SFO'.")
     destination: str = Field(description="Airport code, like 'JFK'.")
     date: str = Field(description="Like 'Tue, Apr 8'.")
-    departureTime: str = Field(description="Like '8:00 AM'.")  # noqa: N815
-    arrivalTime: str = Field(description="Like '4:30 PM'.")  # noqa: N815
+    departureTime: str = Field(description="Like '8:00 AM'.")
+    arrivalTime: str = Field(description="Like '4:30 PM'.")
     duration: str = Field(description="Like '5h 30m'.")
     status: str = Field(description="Like 'On Time' or 'Delayed'.")
-    statusIcon: str = Field(description="URL of a small status dot.")  # noqa: N815
+    statusIcon: str = Field(description="URL of a small status dot.")
     price: str = Field(description="Like '$289'.")
 
 

@@ -10,7 +10,9 @@ arguments are complete the server's own state takes the document too (as a ``STA
 a ``STATE_DELTA``), so a later snapshot does not undo what the page shows.
 
 Then the model asks the person to confirm with ``confirm_changes``, a frontend tool the page
-declares and renders as Confirm / Reject. The run ends with the call pending; the page answers
+declares and renders as Confirm / Reject (the page's other frontend tool, ``write_document``,
+which it renders the same way, is declared as predictive too, for a model that calls it
+instead). The run ends with the call pending; the page answers
 ``{"accepted": true}`` or ``{"accepted": false}`` (and on a rejection puts its previous
 document back in the state), and the model says in a sentence what became of the change.
 """
@@ -36,13 +38,19 @@ CONFIRM_TOOL = "confirm_changes"
 """The page's frontend tool that asks the person to accept or reject the change."""
 CURRENT_DOCUMENT = "The current document:"
 """The line the instructions put before the page's document."""
-PREDICTIONS = [PredictState(state_key="document", tool=TOOL_NAME, tool_argument="document")]
+PAGE_TOOL = "write_document"
+"""The page's own frontend tool for a whole document, which it also renders as Confirm / Reject."""
+PREDICTIONS = [
+    PredictState(state_key="document", tool=TOOL_NAME, tool_argument="document"),
+    PredictState(state_key="document", tool=PAGE_TOOL, tool_argument="document"),
+]
+"""The document streams into ``state.document`` from either tool's ``document`` argument."""
 
 
 @function_tool(name_override=TOOL_NAME)
 def write_document_local(document: str) -> str:
-    """Write the document, or change it (add a character or a section, rename someone, fix
-    the grammar, change the tone): the whole new document replaces the old one.
+    """Write the document, or change it (add a character or a section, change a name, fix the
+    grammar, change the tone): the whole new document replaces the old one.
 
     Args:
         document: The whole document in Markdown, the unchanged parts included.
@@ -60,8 +68,9 @@ def document_instructions(wrapper: RunContextWrapper[Any], agent: Agent[Any]) ->
         "You are a document editor working on the document the user sees on the page. To "
         f"write or change it, call {TOOL_NAME} once with the whole new document in Markdown "
         "(keep what the user did not ask to change; keep stories short). The page shows it as "
-        f"you write. Then, if the page offers {CONFIRM_TOOL}, call it so the user can accept "
-        "or reject the change. When the user has answered, say in one sentence what you did "
+        f"you write. After {TOOL_NAME}, always call {CONFIRM_TOOL} when the page offers it, so "
+        "the user can accept or reject the change. When the user has answered, say in one "
+        "sentence what you did "
         "(or that the change was rejected); never repeat the document in the chat.\n\n"
         f"{CURRENT_DOCUMENT}\n{current}"
     )
