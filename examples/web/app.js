@@ -30,7 +30,7 @@ function conversation() {
   if (!example) return null;
   if (!page.conversations.has(example.name)) {
     const config = pageConfig(example.name);
-    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context });
+    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, forwardedProps: config.forwardedProps });
     chat.state = structuredClone(config.state); // The state the example's page starts from.
     page.conversations.set(example.name, chat);
   }
@@ -63,6 +63,11 @@ function buildView(chat) {
           (runId === undefined || s.runId === runId),
       ),
     answerTool: (call, content) => answerTool(chat, call, content),
+    state: () => chat.state,
+    setState: (state) => {
+      chat.state = state;
+    },
+    stateBefore: (callId) => chat.runs.find((run) => run.startedToolCalls.includes(callId))?.request.state,
   };
   return view;
 }
