@@ -32,7 +32,7 @@ from fastapi import FastAPI
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "A document the page shows while the model writes it (PredictState), then confirms."
+DESCRIPTION = "A document the page shows while the model writes it (PredictState), for review."
 TOOL_NAME = "write_document_local"
 CONFIRM_TOOL = "confirm_changes"
 """The page's frontend tool that asks the person to accept or reject the change."""

@@ -85,7 +85,6 @@ export const A2UI_MARKS = {
     {
       description: "A2UI Component Schema — available components for generating UI surfaces. Use these component names and properties when creating A2UI operations.",
       value: JSON.stringify({
-        catalogId: "https://a2ui.org/demos/dojo/dynamic_catalog.json",
         components: {
           Row: { properties: { children: {}, gap: { type: "number" } } },
           HotelCard: { properties: { name: {}, location: {}, rating: {}, pricePerNight: {}, action: {} } },
