@@ -34,6 +34,7 @@ SLOW_FILES = {
     "test_browser_hitl.py",
     "test_browser_pages.py",
     "test_browser_a2ui.py",
+    "test_examples_a2ui_middleware.py",
 }
 SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url"}
 """Fixtures that start Chromium or serve a page or a route to the real clients."""
