@@ -8,9 +8,10 @@ context entries saying how to call it and which components the page's catalog ha
 ``OpenAIAgentsAgent(..., a2ui=A2UI())``, a marked request loses that client tool and the agent
 gets ``generate_a2ui`` instead. When the agent calls it, a second model call, forced to call
 ``render_a2ui``, designs the surface (components and data) from the conversation; the call
-streams to AG-UI 1.0 clients as a subagent of ``generate_a2ui`` while it is written, the surface
-is validated, and the operations envelope the middleware paints is the tool's result. A request
-the middleware did not mark runs as a plain chat.
+streams to AG-UI 1.0 clients (to every client with ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS``) as a
+subagent of ``generate_a2ui`` while it is written, the surface is validated, and the operations
+envelope the middleware paints is the tool's result. A request the middleware did not mark runs
+as a plain chat.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def serve_designer(
         description=description,
         run_config=settings.run_config,
         a2ui=a2ui,
+        subagents_for_pre_1_0_clients=settings.subagents_for_pre_1_0_clients,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)
 
