@@ -410,8 +410,10 @@ function selectExample(name) {
   $("#context").value = chat.context.length ? pretty(chat.context) : "";
   $("#context-panel").open = chat.context.length > 0;
   page.attachments.setEnabled(config.attachments);
-  const tools = config.tools.map((tool) => tool.name);
-  $("#example-tools").textContent = tools.length ? `The page answers: ${tools.join(", ")}` : "";
+  const marked = config.forwardedProps.injectA2UITool === true;
+  const tools = config.tools.map((tool) => tool.name).filter((name) => !(marked && name === "render_a2ui"));
+  const notes = [tools.length ? `The page answers: ${tools.join(", ")}` : "", marked ? "Requests marked as @ag-ui/a2ui-middleware marks them." : ""];
+  $("#example-tools").textContent = notes.filter(Boolean).join(" ");
   const prompt = $("#suggested");
   prompt.replaceChildren();
   if (config.prompt) {
