@@ -19,7 +19,10 @@ from ag_ui.core import (
     ToolCallStartEvent,
     ToolMessage,
 )
+from agents import RunConfig
+from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Turn
 
+from agents_examples import ExampleSettings
 from dojo_pages import (
     A2UI_CONTEXT,
     A2UI_MARK,
@@ -29,6 +32,7 @@ from dojo_pages import (
     WRITE_DOCUMENT,
 )
 from example_client import Chat, Run
+from server import create_app
 
 
 def success(run: Run) -> RunFinishedSuccessOutcome:
@@ -120,21 +124,34 @@ async def test_the_fixtures_rename_edits_the_story_in_place(
 
 
 async def test_a_call_of_the_pages_own_write_document_also_streams_into_the_state(
-    client: httpx.AsyncClient, protocol_version: str | None
+    protocol_version: str | None,
 ) -> None:
-    chat = Chat(
-        client,
-        "/predictive_state_updates",
-        tools=[WRITE_DOCUMENT],
-        state=DOCUMENT_STATE,
-        protocol_version=protocol_version,
+    """A model that calls the page's frontend tool instead (scripted: the demo model prefers
+    the backend one): the document is predicted from it too, and the call is left to the page."""
+    document = "# The Sea\n\nWaves fold into foam; the gulls argue with the wind."
+    model = ScriptedResponsesModel(
+        [Turn([Call("write_document", {"document": document}, chunks=6)])]
     )
-    run = await chat.say("Please write document: a haiku about the sea.")
-    [(_, name, args)] = run.tool_calls
-    assert name in {"write_document_local", "write_document"}
-    predicted = run.custom("PredictState").value
-    assert predicted[0]["tool"] == name and predicted[0]["state_key"] == "document"
-    assert chat.state == {"document": args["document"]}
+    config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
+    transport = httpx.ASGITransport(app=create_app(ExampleSettings(run_config=config)))
+    async with httpx.AsyncClient(transport=transport, base_url="http://examples") as client:
+        chat = Chat(
+            client,
+            "/predictive_state_updates",
+            tools=[WRITE_DOCUMENT, CONFIRM_CHANGES],
+            state=DOCUMENT_STATE,
+            protocol_version=protocol_version,
+        )
+        run = await chat.say("Write a poem about the sea")
+    [(call_id, name, _)] = run.tool_calls
+    assert name == "write_document" and run.results == {}
+    assert run.custom("PredictState").value == [
+        {"state_key": "document", "tool": "write_document", "tool_argument": "document"}
+    ]
+    assert chat.state == {"document": document}
+    if protocol_version is not None:
+        assert success(run).pending_tool_call_ids == [call_id]
+    model.assert_consumed()
 
 
 # --- a2ui_fixed_schema ---------------------------------------------------------------------------
