@@ -354,8 +354,13 @@ async def test_the_capabilities_say_what_each_page_gets(client: httpx.AsyncClien
         "write_document_local",
         "write_document",
     ]
-    for name in ("shared_state", "agentic_generative_ui"):
+    for name in ("shared_state", "agentic_generative_ui", "subgraphs"):
         assert (await custom(name))[0]["deltas"] is True
+    multimodal = (await client.get("/agentic_chat_multimodal/capabilities")).json()
+    inputs = multimodal["multimodal"]["input"]
+    assert inputs["image"] and inputs["file"] and inputs["pdf"]
+    reasoning = (await client.get("/agentic_chat_reasoning/capabilities")).json()["reasoning"]
+    assert reasoning == {"supported": True, "streaming": True, "encrypted": True}
     for name in ("a2ui_dynamic_schema", "a2ui_advanced", "a2ui_recovery"):
         assert (await custom(name))[1]["a2ui"] == {"generate_tool": "generate_a2ui"}
     fixed = (await client.get("/a2ui_fixed_schema/capabilities")).json()

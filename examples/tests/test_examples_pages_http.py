@@ -252,9 +252,9 @@ async def test_the_recipe_is_shared_both_ways(
 
 def _active_agents(run: Run) -> list[str]:
     seen: list[str] = []
-    for snapshot in run.state_snapshots:
-        if not seen or seen[-1] != snapshot["active_agent"]:
-            seen.append(snapshot["active_agent"])
+    for state in run.states(run.input.state):
+        if not seen or seen[-1] != state["active_agent"]:
+            seen.append(state["active_agent"])
     return seen
 
 
