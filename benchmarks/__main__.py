@@ -15,6 +15,7 @@ from pathlib import Path
 from .concurrency import measure_concurrency
 from .per_token import measure_memory, measure_per_token
 from .report import concurrency_sweep_table, environment, memory_table, per_token_table
+from .resume import measure_resume, resume_table
 from .serve import SERVERS
 from .sides import pydantic_ai_version
 
@@ -33,16 +34,18 @@ class Sizes:
     stream_tokens: int
     rate: float
     ramp: float
+    resume_calls: int = 200
+    """N of the resume benchmark: it times N and 10N open calls and entries."""
 
     @classmethod
     def quick(cls) -> Sizes:
         """About a minute on 2 cores."""
-        return cls(300, 5, 2_000, (50,), 40, 20.0, 1.0)
+        return cls(300, 5, 2_000, (50,), 40, 20.0, 1.0, 200)
 
     @classmethod
     def full(cls) -> Sizes:
         """The sizes of results.md: a few minutes on 2 cores."""
-        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0)
+        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000)
 
 
 def run(sizes: Sizes, *, concurrency: bool = True) -> str:
@@ -56,6 +59,8 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
     lines += per_token_table(measure_per_token(sizes.tokens, sizes.repetitions, with_pai=with_pai))
     lines += ["", "## Memory per stream", ""]
     lines += memory_table(measure_memory(sizes.memory_tokens, with_pai=with_pai))
+    lines += ["", "## Resume matching: N and 10N open calls and entries", ""]
+    lines += resume_table(measure_resume(sizes.resume_calls))
     if concurrency:
         reports = [
             measure_concurrency(

@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 import uvicorn
+from ag_ui_openai_agents.server.limits import DEFAULT_MAX_REQUEST_BYTES, RequestLimitMiddleware
 from agents import set_tracing_disabled
 from dotenv import load_dotenv
 from fastapi import FastAPI
@@ -61,10 +62,23 @@ def serve_both_slash_forms(app: FastAPI) -> None:
         )
 
 
-def create_app(settings: ExampleSettings | None = None) -> FastAPI:
-    """Build the app with all examples mounted (settings read from the environment if None)."""
+def create_app(
+    settings: ExampleSettings | None = None,
+    *,
+    max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES,
+) -> FastAPI:
+    """Build the app with all examples mounted (settings read from the environment if None).
+
+    The routes written by hand cap their bodies at ``max_request_bytes`` (HTTP 413 above it)
+    and keep their 422s short, as the shortcut's routes do with their own cap.
+    """
     settings = settings or load_settings()
     app = FastAPI(title="AG-UI examples for the OpenAI Agents SDK")
+    # The shortcut's routes cap their own bodies (after their dependencies); the routes
+    # written by hand get the same cap and short 422s from the middleware.
+    by_hand = [e.path for e in EXAMPLES.values() if e.written_by_hand]
+    by_hand += [f"/{alias}" for alias, name in ALIASES.items() if EXAMPLES[name].written_by_hand]
+    app.add_middleware(RequestLimitMiddleware, max_request_bytes=max_request_bytes, paths=by_hand)
     for example in EXAMPLES.values():
         example.mount(app, example.path, settings)
     for alias, name in ALIASES.items():

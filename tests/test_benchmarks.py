@@ -24,6 +24,7 @@ from benchmarks.report import (
     memory_table,
     per_token_table,
 )
+from benchmarks.resume import measure_resume, resume_table
 from benchmarks.sides import pydantic_ai_version
 
 needs_pydantic_ai = pytest.mark.skipif(
@@ -62,6 +63,18 @@ def test_memory_reports_a_peak_per_side() -> None:
     assert set(report.peak_kb) == {"sdk_bare", "sdk_adapted", "pai_bare", "pai_adapted"}
     assert all(peak > 0 for peak in report.peak_kb.values())
     assert len(memory_table(report)) == 4 + len(report.peak_kb)
+
+
+def test_resume_reports_both_shapes_growing_linearly() -> None:
+    report = measure_resume(20, 10, repetitions=1)
+    assert set(report.ms) == set(report.calls) == {"matched", "hostile"}
+    for shape in report.ms:
+        assert all(ms > 0 for ms in report.ms[shape].values()), shape
+        assert all(ms > 0 for ms in report.ms_no_gc[shape].values()), shape
+        # Function calls, not time: linear growth is about 10x, matching each entry
+        # against each call would be about 100x.
+        assert report.calls_ratio(shape) < 15, shape
+    assert len(resume_table(report)) == 2 + 3 * len(report.ms)
 
 
 @pytest.mark.parametrize("server_kind", ["h11", "standard"])

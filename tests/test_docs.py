@@ -3,7 +3,8 @@
 See :mod:`support.docs` for how blocks are found, run and driven. Beyond running every block,
 the translator endpoint of the README is held to what it promises: client tools reach the
 agent and end the run pending, a failing run ends with RUN_ERROR (safe text, details logged)
-and a complete response, and the README's curl body is a valid request it serves. The README
+and a complete response, bodies are capped and 422s short, and the README's curl body is a
+valid request it serves. The README
 stays a front page, and the links between the documents lead somewhere.
 """
 
@@ -12,8 +13,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui.core import RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedSuccessOutcome
 from fastapi.testclient import TestClient
@@ -171,3 +174,33 @@ def test_the_readme_curl_request_is_served_by_the_translator_endpoint(
         [path] = post_routes(translator_app)
         events = post_run(client, path, body)
     assert isinstance(events[-1], RunFinishedEvent)
+
+
+@PROTOCOLS
+async def test_the_translator_endpoint_caps_bodies_and_keeps_422s_short(
+    translator_app: Any, protocol_version: str | None
+) -> None:
+    """The README program's middleware: a chunked body stops being read at 8 MiB (413), and a
+    large invalid body is not echoed in its 422."""
+    pulled: list[int] = []
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b'{"threadId": "t", "runId": "r", "messages": [], "state": "'
+        for _ in range(9 * 1024):
+            pulled.append(1024)
+            yield b"x" * 1024
+
+    invalid = request_body(protocol_version, "y" * 1_000_000)
+    invalid["threadId"] = None
+    [path] = post_routes(translator_app)
+    transport = httpx.ASGITransport(app=translator_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://docs") as client:
+        too_large = await client.post(
+            path, content=chunks(), headers={"content-type": "application/json"}
+        )
+        rejected = await client.post(path, json=invalid)
+
+    assert too_large.status_code == 413
+    assert sum(pulled) <= 8 * 1024 * 1024 + 1024
+    assert rejected.status_code == 422
+    assert len(rejected.content) < 8192

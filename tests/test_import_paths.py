@@ -58,11 +58,14 @@ HOME_MODULES = {
     "ag_ui_openai_agents.approvals.interrupts",
     "ag_ui_openai_agents.inbound.messages",
     "ag_ui_openai_agents.server.endpoint",
+    "ag_ui_openai_agents.server.limits",
     "ag_ui_openai_agents.server.logs",
     "ag_ui_openai_agents.server.shutdown",
+    "ag_ui_openai_agents.server.streaming",
 }
 """The modules a user reads: the root, the engine path, the homes of the root names, and the
-run-ids logging and shutdown helpers the deployment guide names. Every other module is
+edge pieces the deployment guide names (request limits, the SSE response helper, run-ids
+logging, shutdown). Every other module is
 internal and says so."""
 
 

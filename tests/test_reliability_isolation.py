@@ -364,7 +364,7 @@ async def test_no_error_text_reaches_the_client_with_a_run_error_message(
     events = parse_sse(response.text)
     check_stream(events, run_input=given)
     end = events[-1]
-    assert isinstance(end, RunErrorEvent) and end.message == SAFE and end.code is None
+    assert isinstance(end, RunErrorEvent) and end.message == SAFE and end.code == "AGENT_ERROR"
     assert SECRET not in response.text
     assert TRACEBACK_MARK not in response.text and "Traceback" not in response.text
     logged = "\n".join(r.getMessage() + str(r.exc_info and r.exc_info[1]) for r in caplog.records)

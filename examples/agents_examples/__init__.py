@@ -44,6 +44,8 @@ class Example:
     description: str
     build_agent: Callable[[ExampleSettings], Agent[Any]]
     mount: Callable[[FastAPI, str, ExampleSettings], None]
+    written_by_hand: bool = False
+    """Whether its route is written by hand around the translator (not the FastAPI shortcut)."""
 
     @property
     def path(self) -> str:
@@ -53,7 +55,8 @@ class Example:
 
 def _example(module: ModuleType) -> Example:
     name = module.__name__.rsplit(".", 1)[-1]
-    return Example(name, module.DESCRIPTION, module.build_agent, module.mount)
+    by_hand = getattr(module, "ROUTE_WRITTEN_BY_HAND", False)
+    return Example(name, module.DESCRIPTION, module.build_agent, module.mount, by_hand)
 
 
 EXAMPLES: dict[str, Example] = {

@@ -1,7 +1,7 @@
 """AG-UI Docs Copilot: an agent that answers questions from documentation it reads on demand.
 
 The endpoint is written out in full with :class:`AGUITranslator`, one step after the other:
-RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``EventEncoder``.
+RunAgentInput → ``to_openai`` → ``Runner.run_streamed`` → ``to_agui`` → ``agui_sse_response``.
 Two tools look things up, one section at a time: ``read_ag_ui_openai_agents_docs`` reads this
 package's README and its guides in docs/, ``read_ag_ui_protocol_docs`` a short AG-UI protocol
 summary shipped with the examples. Both take an optional ``heading``; without one they list the
@@ -10,27 +10,26 @@ headings.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from ag_ui.core import RunAgentInput
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.server.streaming import agui_sse_response
 from agents import Agent, Runner, function_tool
-from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
+from fastapi import FastAPI, Request, Response
 
 from .settings import ExampleSettings
 
 DESCRIPTION = "Answers AG-UI integration questions from the package docs and a protocol summary."
+ROUTE_WRITTEN_BY_HAND = True
+"""Its route is written by hand around the translator; the server caps its body."""
 README = Path(__file__).resolve().parents[2] / "README.md"
 PACKAGE_DOCS = (README, *sorted((README.parent / "docs").glob("*.md")))
 """The package's README, then its guides in docs/: the sections the copilot can read."""
 PROTOCOL_SUMMARY = Path(__file__).resolve().parents[1] / "docs" / "ag_ui_protocol.md"
-logger = logging.getLogger(__name__)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
@@ -129,23 +128,17 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     translator = AGUITranslator()  # Stateless: one instance serves every request.
 
     @app.post(path, name="ag_ui_docs_copilot")
-    async def run_ag_ui_docs_copilot(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = EventEncoder(accept=request.headers.get("accept", ""))
-
-        async def stream() -> AsyncIterator[str]:
+    async def run_ag_ui_docs_copilot(body: RunAgentInput, request: Request) -> Response:
+        async def events() -> AsyncIterator[BaseEvent]:
             translated = translator.to_openai(body)
-
             result = Runner.run_streamed(
                 copilot_agent,
                 input=translated.messages,
                 context=translated.context,
                 run_config=settings.run_config,
             )
+            async for event in translator.to_agui(result, body):
+                yield event
 
-            try:
-                async for event in translator.to_agui(result, body):
-                    yield encoder.encode(event)
-            except Exception:  # The client already has RUN_ERROR; keep the details in the log.
-                logger.exception("Run %s failed", body.run_id)
-
-        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+        # SSE with keepalive, a safe RUN_ERROR on failure, a clean end on shutdown.
+        return agui_sse_response(request, body, events())

@@ -9,22 +9,21 @@ expose it.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.core import CustomEvent, RunAgentInput
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput
 from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents.server.streaming import agui_sse_response
 from agents import Agent, Runner, function_tool
 from agents.result import RunResultStreaming
-from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
+from fastapi import FastAPI, Request, Response
 
 from .settings import ExampleSettings
 
 DESCRIPTION = "Start and end CUSTOM events computed from run data (run_context, run_usage)."
-logger = logging.getLogger(__name__)
+ROUTE_WRITTEN_BY_HAND = True
+"""Its route is written by hand around the translator; the server caps its body."""
 
 
 @function_tool
@@ -74,10 +73,8 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     translator = AGUITranslator()
 
     @app.post(path, name="custom_lifecycle_events")
-    async def run_with_custom_events(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = EventEncoder(accept=request.headers.get("accept", ""))
-
-        async def stream() -> AsyncIterator[str]:
+    async def run_with_custom_events(body: RunAgentInput, request: Request) -> Response:
+        async def events() -> AsyncIterator[BaseEvent]:
             translated = translator.to_openai(body)
             result = Runner.run_streamed(
                 agent,
@@ -85,16 +82,14 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
                 context=translated.context,
                 run_config=settings.run_config,
             )
-            try:
-                async for event in translator.to_agui(
-                    result,
-                    body,
-                    start_custom_event=run_started_event(body),
-                    # A function: it runs after the stream ends, when the result is complete.
-                    end_custom_event=lambda: run_usage_event(result),
-                ):
-                    yield encoder.encode(event)
-            except Exception:  # The client already has RUN_ERROR; keep the details in the log.
-                logger.exception("Run %s failed", body.run_id)
+            async for event in translator.to_agui(
+                result,
+                body,
+                start_custom_event=run_started_event(body),
+                # A function: it runs after the stream ends, when the result is complete.
+                end_custom_event=lambda: run_usage_event(result),
+            ):
+                yield event
 
-        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+        # SSE with keepalive, a safe RUN_ERROR on failure, a clean end on shutdown.
+        return agui_sse_response(request, body, events())

@@ -23,32 +23,40 @@ and approves it gets RUN_ERROR, and nothing runs.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.core import RunAgentInput
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_openai_agents import AGUITranslator, ApprovalSigner, resume_tool_calls
+from ag_ui_openai_agents.server.streaming import agui_sse_response
 from agents import Agent, Runner, function_tool
-from fastapi import FastAPI, Request
-from fastapi.responses import StreamingResponse
+from agents.tool_context import ToolContext
+from fastapi import FastAPI, Request, Response
 
 from .settings import ExampleSettings
 
 DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed statelessly."
-logger = logging.getLogger(__name__)
+ROUTE_WRITTEN_BY_HAND = True
+"""Its route is written by hand around the translator; the server caps its body."""
+
+REFUNDS: dict[str, str] = {}
+"""What each refund returned, by tool call id. A client may send the same approved call again
+(a retry, a replayed request): the refund is keyed on the call id, so it is made once. A real
+application keeps this record where every replica sees it (its database)."""
 
 
 @function_tool(needs_approval=True)
-def issue_refund(order_id: str, amount: float) -> str:
+def issue_refund(ctx: ToolContext[Any], order_id: str, amount: float) -> str:
     """Refund money on a customer order. A person must approve every refund.
 
     Args:
         order_id: The order to refund, for example "A-17".
         amount: The amount to refund, in US dollars.
     """
-    return f"Refunded {amount:.2f} USD on order {order_id}."
+    done = REFUNDS.get(ctx.tool_call_id)
+    if done is None:
+        done = REFUNDS[ctx.tool_call_id] = f"Refunded {amount:.2f} USD on order {order_id}."
+    return done
 
 
 def build_agent(settings: ExampleSettings) -> Agent[Any]:
@@ -72,29 +80,25 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     translator = AGUITranslator()
 
     @app.post(path, name="human_in_the_loop_approval")
-    async def run_with_approvals(body: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = EventEncoder(accept=request.headers.get("accept", ""))
-
-        async def stream() -> AsyncIterator[str]:
+    async def run_with_approvals(body: RunAgentInput, request: Request) -> Response:
+        async def events() -> AsyncIterator[BaseEvent]:
             # Answer the paused calls this request decides: approved ones run now. The result
             # carries the signer, so to_agui signs this run's new interrupts with it.
             resumed = await resume_tool_calls(
                 agent, body, run_config=settings.run_config, signer=signer
             )
             # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
-            events = None
+            run = None
             if not resumed.open_interrupts:
                 translated = translator.to_openai(resumed.run_input)
-                events = Runner.run_streamed(
+                run = Runner.run_streamed(
                     agent,
                     input=translated.messages,
                     context=translated.context,
                     run_config=settings.run_config,
                 )
-            try:
-                async for event in translator.to_agui(events, resumed.run_input, resumed=resumed):
-                    yield encoder.encode(event)
-            except Exception:  # The client already has RUN_ERROR; keep the details in the log.
-                logger.exception("Run %s failed", body.run_id)
+            async for event in translator.to_agui(run, resumed.run_input, resumed=resumed):
+                yield event
 
-        return StreamingResponse(stream(), media_type=encoder.get_content_type())
+        # SSE with keepalive, a safe RUN_ERROR on failure, a clean end on shutdown.
+        return agui_sse_response(request, body, events())

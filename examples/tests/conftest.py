@@ -36,8 +36,9 @@ SLOW_FILES = {
     "test_browser_a2ui.py",
     "test_examples_a2ui_middleware.py",
 }
-SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url"}
-"""Fixtures that start Chromium or serve a page or a route to the real clients."""
+SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server"}
+"""Fixtures that start Chromium, serve a page or a route to the real clients, or start a
+server process."""
 SLOW_CALLS = {"run_client", "serve_copilot_runtime"}
 
 

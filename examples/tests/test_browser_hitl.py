@@ -76,14 +76,17 @@ def test_haiku_is_drawn_from_the_arguments_and_answered(session: PageSession) ->
     session.shot("haiku")
 
 
-def _paused_refund(session: PageSession) -> dict[str, Any]:
+def _paused_refund(session: PageSession, order: str = "A-17") -> dict[str, Any]:
+    """Ask for a refund of 30 dollars on ``order``. The demo model's call ids follow the
+    conversation, and the refund is made once per call id: a test that must see its own
+    refund made asks for its own order."""
     session.open("human_in_the_loop_approval")
-    session.say("Please refund 30 dollars on order A-17")
+    session.say(f"Please refund 30 dollars on order {order}")
     session.wait_for_runs(1)
     [interrupt] = last_finished(session)["outcome"]["interrupts"]
     card = session.page.get_by_role("group", name=f"Interrupt {interrupt['reason']}")
     assert "issue_refund" in (card.text_content() or "")
-    assert '"order_id": "A-17"' in (card.text_content() or "")
+    assert f'"order_id": "{order}"' in (card.text_content() or "")
     assert session.page.get_by_role("button", name="Send").is_disabled()
     call = session.page.get_by_role("group", name="Tool call issue_refund")
     assert call.locator(".tool-status").text_content() == "waiting for approval"
@@ -126,12 +129,13 @@ def test_refund_decided_from_the_page(
     session.shot(f"refund-{button.lower()}")
 
 
-def _edit_refund(session: PageSession, order: str, amount: str) -> None:
-    """Open the refund's edit form, change the order and the amount, and approve."""
+def _edit_refund(session: PageSession, order: str, amount: str, proposed: str) -> None:
+    """Open the refund's edit form (proposing 30 on ``proposed``), change the order and the
+    amount, and approve."""
     card = session.page.locator(".interrupt")
     card.get_by_role("button", name="Edit", exact=True).click()
     form = session.page.get_by_role("form", name="Edit the arguments of issue_refund")
-    assert form.get_by_label("Order Id").input_value() == "A-17"
+    assert form.get_by_label("Order Id").input_value() == proposed
     assert form.get_by_label("Amount").input_value() == "30"
     form.get_by_label("Order Id").fill(order)
     form.get_by_label("Amount").fill(amount)
@@ -140,12 +144,12 @@ def _edit_refund(session: PageSession, order: str, amount: str) -> None:
 
 
 def test_refund_edited_before_approval(session: PageSession) -> None:
-    interrupt = _paused_refund(session)
+    interrupt = _paused_refund(session, "A-41")
     schema = interrupt["responseSchema"]
     assert schema["required"] == ["approved"]
     assert set(schema["properties"]["editedArgs"]["properties"]) == {"order_id", "amount"}
 
-    _edit_refund(session, "A-18", "45.5")
+    _edit_refund(session, "A-18", "45.5", proposed="A-41")
     card = session.wait_for_runs(2)
 
     edits = {"order_id": "A-18", "amount": 45.5}
@@ -172,9 +176,9 @@ def test_refund_edited_before_approval(session: PageSession) -> None:
 def test_a_bad_edit_is_refused_and_the_refund_can_be_decided_again(
     session: PageSession,
 ) -> None:
-    interrupt = _paused_refund(session)
+    interrupt = _paused_refund(session, "A-42")
 
-    _edit_refund(session, "A-18", "")  # no amount: not a number
+    _edit_refund(session, "A-18", "", proposed="A-42")  # no amount: not a number
     refused = session.wait_for_runs(2)
 
     assert session.runs[1]["resume"][0]["payload"] == {
@@ -189,10 +193,10 @@ def test_a_bad_edit_is_refused_and_the_refund_can_be_decided_again(
     assert call.locator(".tool-status").text_content() == "waiting for approval"
     session.shot("refund-edit-refused")
 
-    _edit_refund(session, "A-17", "25")  # the same interrupt, answered again
+    _edit_refund(session, "A-42", "25", proposed="A-42")  # the same interrupt, answered again
     session.wait_for_runs(3)
     assert session.runs[2]["resume"][0]["interruptId"] == interrupt["id"]
-    assert call.locator(".tool-result").text_content() == "Refunded 25.00 USD on order A-17."
+    assert call.locator(".tool-result").text_content() == "Refunded 25.00 USD on order A-42."
 
 
 def test_refund_rejected_with_a_reason(session: PageSession) -> None:

@@ -28,19 +28,61 @@ from agents import Agent, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
 from ag_ui_openai_agents.a2ui import A2UI
+from ag_ui_openai_agents.approvals.limits import ResumeLimitError, ResumeLimits
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
-from ag_ui_openai_agents.approvals.signing import ApprovalSigner, signer_from_env
-from ag_ui_openai_agents.capabilities import agent_capabilities
+from ag_ui_openai_agents.approvals.signing import (
+    APPROVAL_SECRET_ENV,
+    ApprovalSigner,
+    signer_from_env,
+)
+from ag_ui_openai_agents.capabilities import agent_capabilities, has_approval_tools
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
+from ag_ui_openai_agents.safe_errors import (
+    AGENT_ERROR_CODE,
+    AGENT_ERROR_MESSAGE,
+    exception_text,
+    without_error_details,
+)
 from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 
-__all__ = ["SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
+__all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
 logger = logging.getLogger(__name__)
 
 SETUP_ERROR_MESSAGE = "The agent run could not be started."
 """What the client sees when the run fails before the SDK starts (details go to the log)."""
+
+
+_unsigned_warning = {"given": False}
+"""Whether this process has warned about unsigned approvals (once per process)."""
+
+
+def _approval_signer(
+    agent: Agent[Any], given: ApprovalSigner | None, unsigned: bool
+) -> ApprovalSigner | None:
+    """The wrapper's signer: the one given, else ``AG_UI_APPROVAL_SECRET``'s, else None.
+
+    Unsigned approvals of gated tools are warned about once per process, unless ``unsigned``
+    says they are meant; ``unsigned`` with a signer or a secret is a contradiction.
+    """
+    if unsigned:
+        if given is not None:
+            raise ValueError("unsigned_approvals=True cannot be combined with approval_signer")
+        if signer_from_env() is not None:
+            raise ValueError(f"unsigned_approvals=True contradicts {APPROVAL_SECRET_ENV}")
+        return None
+    signer = given if given is not None else signer_from_env()
+    if signer is None and not _unsigned_warning["given"] and has_approval_tools(agent):
+        _unsigned_warning["given"] = True
+        logger.warning(
+            "Agent %r has tools that need approval, but approvals are not signed: any client "
+            "can approve a tool call it wrote itself. Set %s or pass approval_signer= "
+            "(or unsigned_approvals=True to accept this). Warned once per process.",
+            agent.name,
+            APPROVAL_SECRET_ENV,
+        )
+    return signer
 
 
 def _with_context_block(instructions: Any, block: str) -> Callable[..., Any]:
@@ -78,10 +120,13 @@ class OpenAIAgentsAgent:
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
         approval_signer: ApprovalSigner | None = None,
+        unsigned_approvals: bool = False,
+        resume_limits: ResumeLimits | None = None,
         subagents_for_pre_1_0_clients: bool = False,
         state_deltas: bool = False,
         predictive_state: Sequence[PredictState] = (),
         a2ui: A2UI | None = None,
+        expose_error_details: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
@@ -89,17 +134,29 @@ class OpenAIAgentsAgent:
         when it is None the request's AG-UI context list is passed instead. The lifecycle
         options are those of :meth:`AGUITranslator.to_agui`.
 
+        Exception text never reaches the client: the RUN_ERROR of a failed run carries
+        ``run_error_message`` (or :data:`AGENT_ERROR_MESSAGE`) and the code
+        :data:`AGENT_ERROR_CODE`, and the exception is raised again for the server's log.
+        ``expose_error_details=True`` sends the exception's text and class name instead (as
+        ``to_agui`` does without ``run_error_message``): for development only.
+
         ``approval_signer`` signs the approval interrupts of every run and makes every approval
         prove it answers one of them (``ApprovalSigner.from_secret(secret, max_age)``); the same
         signer serves the pause and the resume. When it is None the wrapper builds one from
         ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
-        set. Approvals are unsigned only when neither is given: to turn signing off, pass no
-        signer and leave ``AG_UI_APPROVAL_SECRET`` unset.
+        set (set but empty or blank: ``ValueError``). With neither, approvals are unsigned and a
+        warning is logged once per process when the agent has approval-gated tools;
+        ``unsigned_approvals=True`` says unsigned approvals are meant and silences it (it
+        cannot be combined with a signer or the variable).
+
+        ``resume_limits`` caps the resume entries and open tool calls of a request
+        (``ResumeLimits()``: 100 each); a request over it ends with RUN_ERROR ``RESUME_LIMIT``.
 
         ``subagents_for_pre_1_0_clients`` streams agents used as tools as subagents to requests
         without ``protocolVersion`` too; leave it False unless every such client accepts
         ``SUBAGENT_*`` events (``@ag-ui/client`` 0.0.59, CopilotKit 1.75), see
         :meth:`AGUITranslator.to_agui`.
+
         ``state_deltas`` and ``predictive_state`` are ``to_agui``'s options of the same names
         (STATE_DELTA when smaller than a snapshot; ``PredictState`` declarations), and the
         capabilities document says so.
@@ -128,10 +185,14 @@ class OpenAIAgentsAgent:
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
         self.translator = translator or AGUITranslator()
-        self.approval_signer = approval_signer if approval_signer is not None else signer_from_env()
+        self.approval_signer = _approval_signer(agent, approval_signer, unsigned_approvals)
         """Signs and checks approvals; None when approvals are not signed."""
         self.a2ui = a2ui
         """Serves the requests the A2UI middleware marks; None when not served."""
+        self.resume_limits = resume_limits or ResumeLimits()
+        """The caps on what one request may ask the resume to match."""
+        self.expose_error_details = expose_error_details
+        """Whether a failed run's RUN_ERROR may carry the exception's text."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -155,24 +216,43 @@ class OpenAIAgentsAgent:
         try:
             with use_shared_state(state):
                 events, resumed = await self._start(run_input)
-        except Exception:
-            logger.exception("AG-UI run %s could not be started", run_input.run_id)
-            yield RunStartedEvent(
-                thread_id=run_input.thread_id,
-                run_id=run_input.run_id,
-                parent_run_id=run_input.parent_run_id,
-                protocol_version=PROTOCOL_VERSION,
-            )
+        except ResumeLimitError as exc:
+            logger.warning("AG-UI run %r refused: %s", run_input.run_id[:80], exc)
+            yield self._run_started(run_input)
+            if not self.lifecycle.emit_run_error:
+                raise
+            yield RunErrorEvent(message=str(exc), code=exc.code)
+            return
+        except Exception as exc:
+            logger.exception("AG-UI run %r could not be started", run_input.run_id)
+            yield self._run_started(run_input)
             if self.lifecycle.emit_run_error:
-                message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
-                yield RunErrorEvent(message=message)
+                yield self._setup_error(exc)
             raise
         options = dataclasses.replace(self.lifecycle, resumed=resumed, shared_state=state)
         stream = self.translator.to_agui(events, resumed.run_input, **options.keywords())
+        if not self.expose_error_details:
+            stream = without_error_details(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
+
+    @staticmethod
+    def _run_started(run_input: RunAgentInput) -> RunStartedEvent:
+        return RunStartedEvent(
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            parent_run_id=run_input.parent_run_id,
+            protocol_version=PROTOCOL_VERSION,
+        )
+
+    def _setup_error(self, exc: Exception) -> RunErrorEvent:
+        """The RUN_ERROR of a run that could not be started."""
+        if self.expose_error_details:
+            return RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
+        message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
+        return RunErrorEvent(message=message, code=AGENT_ERROR_CODE)
 
     async def _start(self, run_input: RunAgentInput) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
@@ -186,6 +266,7 @@ class OpenAIAgentsAgent:
             context=context,
             run_config=run_config,
             signer=self.approval_signer,
+            limits=self.resume_limits,
         )
         if resumed.open_interrupts:
             return None, resumed

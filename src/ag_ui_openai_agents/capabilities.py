@@ -46,6 +46,12 @@ def _needs_approval(tool: Any) -> bool:
     return bool(policy) or callable(policy)
 
 
+def has_approval_tools(agent: Agent[Any]) -> bool:
+    """Whether ``agent`` or an agent reachable through its handoffs has a static tool that may
+    pause for approval (``needs_approval`` true or a callable policy)."""
+    return any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
+
+
 def _tool(tool: FunctionTool) -> Tool:
     return Tool(
         name=tool.name, description=tool.description or "", parameters=tool.params_json_schema
@@ -90,7 +96,7 @@ def agent_capabilities(
     ``subagents_for_pre_1_0_clients``)."""
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
-    approvals = any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
+    approvals = has_approval_tools(agent)
     settings = agent.model_settings
     includes = [str(i) for i in (settings.response_include or [])] if settings else []
     subagents = _subagents(agent)

@@ -152,15 +152,19 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:24]}"
 
 
-def result_message_id(call_id: str, taken: set[str]) -> str:
+def result_message_id(call_id: str, taken: set[str], numbers: dict[str, int] | None = None) -> str:
     """The message id of a tool result: ``<call_id>-result``, or ``<call_id>-result-<n>`` when
     the conversation already holds that id (a repeated id duplicates the message on the client).
-    The id chosen is added to ``taken``."""
-    message_id, n = f"{call_id}-result", 1
+    The id chosen is added to ``taken``. ``numbers`` (one dict per ``taken``) remembers the last
+    ``n`` of each call id, so many results of one id skip the numbers already found taken."""
+    n = numbers.get(call_id, 1) if numbers is not None else 1
+    message_id = f"{call_id}-result" if n == 1 else f"{call_id}-result-{n}"
     while message_id in taken:
         n += 1
         message_id = f"{call_id}-result-{n}"
     taken.add(message_id)
+    if numbers is not None:
+        numbers[call_id] = n
     return message_id
 
 

@@ -397,22 +397,66 @@ async def test_unfinished_call_that_needed_no_approval_is_abandoned() -> None:
 
 async def test_callable_policy_keeps_the_call_open_until_decided() -> None:
     ledger = Ledger()
-    policy_calls: list[str] = []
+    policy_calls: list[tuple[str, dict[str, Any], Any]] = []
 
     async def only_large(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
-        policy_calls.append(call_id)
+        policy_calls.append((call_id, params, ctx.context))
         return True
 
     agent = Agent(name="support", tools=[refund_tool(ledger, needs_approval=only_large)])
     history = paused_history(call("call_1", "issue_refund", {"order_id": "1"}))
 
     undecided = await resume_tool_calls(agent, request(history))
-    decided = await resume_tool_calls(agent, request(history, resume=[approve("call_1")]))
+    assert policy_calls == []  # undecided: the call stays open, the policy is not asked
+    decided = await resume_tool_calls(
+        agent, request(history, resume=[approve("call_1")]), context={"user": "u"}
+    )
 
     assert [i.id for i in undecided.open_interrupts] == ["call_1"]
     assert undecided.events == []
     assert answers(decided) == {"call_1": "Refund issued for 1"}
-    assert policy_calls == []  # the policy belongs to the paused run; it is not re-asked
+    # An unsigned approval proves no pause: the policy is asked again, with this request's context.
+    assert policy_calls == [("call_1", {"order_id": "1"}, {"user": "u"})]
+
+
+async def test_approval_the_policy_would_not_have_asked_for_is_abandoned() -> None:
+    ledger = Ledger()
+
+    def only_large(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
+        return int(params["order_id"]) > 100
+
+    agent = Agent(name="support", tools=[refund_tool(ledger, needs_approval=only_large)])
+    history = paused_history(
+        call("call_small", "issue_refund", {"order_id": "5"}),
+        call("call_large", "issue_refund", {"order_id": "500"}),
+        call("call_odd", "issue_refund", "not json"),
+    )
+    entries = [approve("call_small"), approve("call_large"), approve("call_odd")]
+
+    resumed = await resume_tool_calls(agent, request(history, resume=entries))
+
+    assert answers(resumed)["call_small"] == ABANDONED_RESULT
+    assert [run[1] for run in ledger.runs] == ["call_large"]
+    assert "call_odd" in answers(resumed)  # arguments a policy cannot read need approval
+    assert resumed.open_interrupts == []
+
+
+async def test_approval_of_a_tool_that_needs_none_is_abandoned() -> None:
+    ledger = Ledger()
+    agent = Agent(name="support", tools=[lookup_tool(ledger), refund_tool(ledger)])
+    history = paused_history(
+        call("call_look", "lookup", {"order_id": "1"}),
+        call("call_refund", "issue_refund", {"order_id": "2"}),
+    )
+    entries = [approve("call_look"), approve("call_refund")]
+
+    resumed = await resume_tool_calls(agent, request(history, resume=entries))
+
+    assert answers(resumed) == {
+        "call_look": ABANDONED_RESULT,
+        "call_refund": "Refund issued for 2",
+    }
+    assert [run[1] for run in ledger.runs] == ["call_refund"]
 
 
 # --------------------------------------------------------------------------- resume: other calls

@@ -179,7 +179,9 @@ def test_bad_configuration_is_refused(secret: object, max_age: float, message: s
 
 def test_signer_from_the_environment() -> None:
     assert signer_from_env(environ={}) is None
-    assert signer_from_env(environ={APPROVAL_SECRET_ENV: " , "}) is None
+    for blank in ("", "   ", " , ", "\t,\n"):
+        with pytest.raises(ValueError, match=APPROVAL_SECRET_ENV):
+            signer_from_env(environ={APPROVAL_SECRET_ENV: blank})
     from_env = signer_from_env(30, environ={APPROVAL_SECRET_ENV: f"{SECRET},{'n' * 20}"})
     assert from_env == ApprovalSigner.from_secret([SECRET, "n" * 20], 30)
 

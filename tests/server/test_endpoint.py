@@ -31,7 +31,7 @@ from fastapi import FastAPI
 import ag_ui_openai_agents
 import ag_ui_openai_agents.agent as agent_module
 from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint
-from ag_ui_openai_agents.agent import SETUP_ERROR_MESSAGE
+from ag_ui_openai_agents.agent import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE, SETUP_ERROR_MESSAGE
 from support.e2e import serve_app
 from support.http import app_with, asgi_client, wrapper_for
 from support.invariants import check_stream, parse_sse
@@ -347,24 +347,30 @@ async def test_a_failing_model_provider_with_run_error_message_stays_safe(
     assert_logged(caplog)
 
 
-async def test_a_failing_model_provider_reports_its_text_only_without_run_error_message(
+async def test_a_failing_model_provider_stays_safe_by_default_and_detailed_on_opt_in(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A provider failure happens inside the SDK run: an ordinary run error. By default its
-    text is the RUN_ERROR message (as the spec says); never a traceback; logged on the server."""
-    wrapper = wrapper_for(Agent(name="a"), provider=ExplodingProvider())
+    """A provider failure happens inside the SDK run: an ordinary run error. By default the
+    client gets the safe message and code; ``expose_error_details`` sends its text; never a
+    traceback; logged on the server either way."""
     run_input = make_input()
+    answers = []
+    for expose in (False, True):
+        wrapper = wrapper_for(
+            Agent(name="a"), provider=ExplodingProvider(), expose_error_details=expose
+        )
+        with caplog.at_level(logging.ERROR, logger="ag_ui_openai_agents"):
+            async with asgi_client(app_with(wrapper)) as client:
+                answers.append(await client.post("/agent", json=body_of(run_input)))
+        assert_logged(caplog)
+        caplog.clear()
 
-    with caplog.at_level(logging.ERROR, logger="ag_ui_openai_agents"):
-        async with asgi_client(app_with(wrapper)) as client:
-            response = await client.post("/agent", json=body_of(run_input))
-
-    assert_logged(caplog)
-    events = read_stream(response, run_input)
-    assert types(events)[0] == EventType.RUN_STARTED
-    assert types(events)[-1] == EventType.RUN_ERROR
-    assert "model registry" in events[-1].message
-    assert "Traceback" not in response.text
+    safe, detailed = (read_stream(answer, run_input) for answer in answers)
+    assert_safe_error(answers[0], run_input, AGENT_ERROR_MESSAGE)
+    assert safe[-1].code == AGENT_ERROR_CODE  # type: ignore[attr-defined]
+    assert types(detailed)[-1] == EventType.RUN_ERROR
+    assert "model registry" in detailed[-1].message  # type: ignore[attr-defined]
+    assert "Traceback" not in answers[1].text
 
 
 # --- a real server ---------------------------------------------------------------------------

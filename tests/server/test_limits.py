@@ -17,6 +17,7 @@ from ag_ui_openai_agents.server.limits import (
     DEFAULT_MAX_REQUEST_BYTES,
     MAX_LISTED_ERRORS,
     PREVIEW_CHARS,
+    RequestLimitMiddleware,
     preview,
     short_validation_errors,
 )
@@ -257,3 +258,39 @@ def test_short_validation_errors_keep_fastapis_shape() -> None:
     }
     assert all(len(shortened[1][key]) <= PREVIEW_CHARS for key in ("msg", "input"))
     assert len(shortened[1]["ctx"]["e"]) <= PREVIEW_CHARS
+
+
+# --- the middleware, scoped to the routes written by hand ------------------------------------
+
+
+@pytest.mark.parametrize("protocol_version", ["1.0", None])
+async def test_the_middleware_caps_only_the_paths_it_is_given(
+    protocol_version: str | None,
+) -> None:
+    """A route written by hand gets the middleware's cap; a shortcut route in the same app
+    keeps its own, larger one (the middleware does not read its body first)."""
+    model = ScriptedResponsesModel([Turn([Text("Read it.")])])
+    app = make_app(model, max_request_bytes=16 * LIMIT)
+    seen: list[int] = []
+
+    @app.post("/by-hand")
+    async def by_hand(payload: dict[str, Any]) -> dict[str, int]:
+        seen.append(len(payload["messages"][0]["content"]))
+        return {"length": seen[-1]}
+
+    app.add_middleware(RequestLimitMiddleware, max_request_bytes=LIMIT, paths=["/by-hand/"])
+    large = body("x" * (2 * LIMIT), protocolVersion=protocol_version)
+    small = body("y" * 10, protocolVersion=protocol_version)
+
+    async with asgi(app) as client:
+        refused = await client.post("/by-hand", json=large)
+        refused_slash = await client.post("/by-hand/", json=large)
+        accepted = await client.post("/by-hand", json=small)
+        streamed = await client.post("/agent", json=large)
+
+    assert [refused.status_code, refused_slash.status_code] == [413, 413]
+    assert accepted.json() == {"length": 10} and seen == [10]
+    assert streamed.status_code == 200
+    events = parse_sse(streamed.text)
+    check_stream(events, pre_1_0=protocol_version is None)
+    assert events[-1].type.value == "RUN_FINISHED"

@@ -222,7 +222,7 @@ def test_every_package_logger_gets_the_filter_once() -> None:
     install_run_ids_filter()
     install_run_ids_filter()
 
-    for name in ("", ".agent", ".translator", ".server.endpoint", ".created_later"):
+    for name in ("", ".agent", ".translator", ".server.streaming", ".created_later"):
         logger = logging.getLogger(PACKAGE_LOGGER + name)
         assert sum(isinstance(f, RunIdsFilter) for f in logger.filters) == 1, name
     assert not any(isinstance(f, RunIdsFilter) for f in outsider.filters)

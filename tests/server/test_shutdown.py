@@ -17,6 +17,7 @@ import pytest
 from ag_ui.core import EventType, RunErrorEvent
 
 import ag_ui_openai_agents.server.endpoint as endpoint_module
+import ag_ui_openai_agents.server.streaming as streaming_module
 from ag_ui_openai_agents.server.endpoint import SHUTDOWN_ERROR_CODE, SHUTDOWN_MESSAGE
 from ag_ui_openai_agents.server.shutdown import ServerShutdown
 from support.e2e import serve_app
@@ -160,6 +161,12 @@ async def until_logged(server: Server, text: str, *, times: int) -> None:
     raise AssertionError(f"{text!r} not logged {times} times:\n{server.logs()}")
 
 
+def use_shutdown(monkeypatch: pytest.MonkeyPatch, shutdown: ServerShutdown) -> None:
+    """Serve with ``shutdown`` as the process's shutdown state (the route and the stream)."""
+    monkeypatch.setattr(endpoint_module, "server_shutdown", shutdown)
+    monkeypatch.setattr(streaming_module, "server_shutdown", shutdown)
+
+
 # --- runs in flight, server in a thread ------------------------------------------------------
 
 
@@ -177,7 +184,7 @@ async def test_shutdown_ends_runs_in_flight_with_run_error_and_refuses_new_ones(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutdown = ServerShutdown()
-    monkeypatch.setattr(endpoint_module, "server_shutdown", shutdown)
+    use_shutdown(monkeypatch, shutdown)
     app = build_app(keepalive_seconds=0.2, tool_seconds=60)
 
     with serve_app(app) as base_url:
@@ -209,7 +216,7 @@ async def test_a_run_that_already_ended_gets_no_second_terminal_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     shutdown = ServerShutdown()
-    monkeypatch.setattr(endpoint_module, "server_shutdown", shutdown)
+    use_shutdown(monkeypatch, shutdown)
     app = build_app(keepalive_seconds=None, tool_seconds=0)
 
     with serve_app(app) as base_url:

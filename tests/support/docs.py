@@ -103,6 +103,8 @@ def offline_models(
         patch.setattr(MultiProvider, "get_model", get_model)
         patch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "true")
         patch.delenv("OPENAI_API_KEY", raising=False)
+        # As a deployment provides it: the production examples read the signing secret.
+        patch.setenv("AG_UI_APPROVAL_SECRET", "docs-approval-secret-" + "0" * 32)
         set_tracing_disabled(True)
         yield calls
 

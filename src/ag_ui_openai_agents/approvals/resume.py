@@ -42,21 +42,23 @@ from ag_ui_openai_agents.approvals.decisions import (
     read_decision,
     with_arguments,
 )
+from ag_ui_openai_agents.approvals.guardrails import policy_requires_approval
 from ag_ui_openai_agents.approvals.history import (
     HistoryCall,
-    answers_call,
-    entry_for,
+    ResumeIndex,
     insert_results,
     open_calls,
 )
 from ag_ui_openai_agents.approvals.interrupts import (
     approval_interrupt,
 )
+from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE, ResumeLimitError, ResumeLimits
 from ag_ui_openai_agents.approvals.signing import (
     ApprovalSigner,
 )
 from ag_ui_openai_agents.approvals.tools import (
     Catalog,
+    ServerTool,
     catalog_tools,
     may_need_approval,
     params_schema,
@@ -73,6 +75,9 @@ __all__ = [
     "ABANDONED_RESULT",
     "AMBIGUOUS_RESULT",
     "CANCELLED_RESULT",
+    "RESUME_LIMIT_CODE",
+    "ResumeLimitError",
+    "ResumeLimits",
     "ResumedToolCalls",
     "resume_tool_calls",
 ]
@@ -83,7 +88,8 @@ CANCELLED_RESULT = "CANCELLED"
 """Result given to a call whose interrupt the client cancelled."""
 
 ABANDONED_RESULT = "ABANDONED"
-"""Result given to an unfinished call that needed no approval, or whose tool is unknown."""
+"""Result given to an unfinished call that could not have paused for approval (whatever its
+resume entry says), or whose tool is unknown."""
 
 AMBIGUOUS_RESULT = "AMBIGUOUS"
 """Result given to an approved call whose name matches different tools of reachable agents."""
@@ -127,39 +133,49 @@ async def resume_tool_calls(
     context: Any = None,
     run_config: RunConfig | None = None,
     signer: ApprovalSigner | None = None,
+    limits: ResumeLimits | None = None,
 ) -> ResumedToolCalls:
     """Answer the tool calls the history left open, before the model runs again.
 
     Open calls of the agent's own tools (and of agents reachable through handoffs) are answered
-    from ``run_input.resume``: an approval (payload ``{"approved": true}``) runs the tool, with
-    ``"editedArgs"`` (an object) in place of the model's arguments when given, checked first
-    against the tool's argument schema; the history returned shows the arguments that ran. A
-    rejection (``{"approved": false}``) gives its ``"reason"`` or the SDK's rejection text, a
-    cancelled interrupt gives ``CANCELLED``. A malformed answer (``approved`` not a boolean,
-    edits that are not an object or that the schema refuses) runs nothing in the whole request,
-    lists a refusal with code ``INVALID_APPROVAL`` and leaves the call open. A call
-    that may need approval and has no entry stays open and is listed in ``open_interrupts``; an
-    unfinished call that needed no approval gets ``ABANDONED``. Hosted calls and calls of client
-    tools are left as they are. Stateless: replaying a request runs its approved tools again.
+    from ``run_input.resume``. For a call of a tool that can pause for approval, an approval
+    (payload ``{"approved": true}``) runs the tool, with ``"editedArgs"`` (an object) in place of
+    the model's arguments when given, checked first against the tool's argument schema; the
+    history returned shows the arguments that ran. The tool's input guardrails run first, and a
+    tool with a callable policy runs only when the call could have paused (see the approvals
+    guide). A rejection (``{"approved": false}``) gives its ``"reason"`` or the SDK's rejection
+    text, a cancelled interrupt gives ``CANCELLED``. A malformed answer (``approved`` not a
+    boolean, edits that are not an object or that the schema refuses) runs nothing in the whole
+    request, lists a refusal with code ``INVALID_APPROVAL`` and leaves the call open. A call
+    that may need approval and has no entry stays open and is listed in ``open_interrupts``.
+    Any other unfinished call gets ``ABANDONED``, whatever its entry says. Hosted calls and
+    calls of client tools are left as they are. Stateless: replaying a request runs its
+    approved tools again.
 
     ``signer`` (``ApprovalSigner.from_secret(secret, max_age)``; None: approvals are not
     signed) makes every approval need a valid signature from the interrupt id: otherwise
     nothing runs and ``refusals`` says why. An approval older than the signer's ``max_age`` is
     asked again with a fresh interrupt. The result carries the signer: pass it to
     ``to_agui(..., resumed=...)``, which signs the run's new interrupts with it.
+
+    ``limits`` (default ``ResumeLimits()``: 100 entries, 100 open calls) caps the request;
+    over it, :class:`ResumeLimitError` is raised before anything is matched or run.
     """
+    limits = limits or _DEFAULT_LIMITS
+    entries = run_input.resume or []
+    limits.check_entries(len(entries))
     calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
-    _warn_unmatched_entries(run_input.resume, calls)
+    limits.check_open_calls(len(calls))
+    index = ResumeIndex(calls, entries)
+    _warn_unmatched_entries(index.unmatched)
     if not calls:
         return ResumedToolCalls(run_input, [], [], None, signer=signer)
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
     catalog = await catalog_tools(agent, run_context)
     client_names = {tool.name for tool in run_input.tools or []}
-    answers = [
-        (call, entry_for(call, calls, run_input.resume))
-        for call in calls
-        if _answered_here(catalog, call.name, client_names)
-    ]
+    answers = _gated_answers(
+        [c for c in calls if _answered_here(catalog, c.name, client_names)], index, catalog
+    )
     renewed: dict[HistoryCall, Interrupt] = {}
     if signer is not None:
 
@@ -168,13 +184,15 @@ async def resume_tool_calls(
 
         checked = check_answers(signer, run_input.thread_id, answers, schema_of)
         if checked.refusals:
-            return _refused(run_input, checked.refusals, signer, catalog)
+            return _refused(run_input, calls, checked.refusals, signer, catalog)
         answers, renewed = checked.answers, checked.renewed
     invalid = _invalid_decisions(answers, catalog)
     if invalid:
-        return _refused(run_input, invalid, signer, catalog)
+        return _refused(run_input, calls, invalid, signer, catalog)
     taken = {message.id for message in run_input.messages}
-    resolver = _Resolver(catalog, context, run_config or RunConfig(), run_context, taken)
+    resolver = _Resolver(
+        catalog, context, run_config or RunConfig(), run_context, taken, signed=signer is not None
+    )
     for call, entry in answers:
         if call in renewed:
             resolver.reopen(call, renewed[call])
@@ -183,22 +201,63 @@ async def resume_tool_calls(
     return dataclasses.replace(resolver.outcome(run_input), signer=signer)
 
 
+_DEFAULT_LIMITS = ResumeLimits()
+
+
 def _answered_here(catalog: Catalog, name: str, client_names: set[str]) -> bool:
     """Whether a call of ``name`` is answered here: a server tool's or handoff's call, or one
     of an unknown tool the client does not own (the catalog holds no client tool proxy)."""
     return catalog.knows(name) or name not in client_names
 
 
-def _warn_unmatched_entries(
-    resume: Sequence[ResumeEntry] | None, calls: Sequence[HistoryCall]
-) -> None:
-    """Log each resume entry whose ``interruptId`` names no open call (it is ignored)."""
-    for entry in resume or []:
-        if not any(answers_call(entry, call.call_id) for call in calls):
-            logger.warning(
-                "Resume entry for interrupt %r ignored: no open interrupt has that id.",
-                entry.interrupt_id,
-            )
+def _gated_answers(
+    calls: Sequence[HistoryCall], index: ResumeIndex, catalog: Catalog
+) -> list[tuple[HistoryCall, ResumeEntry | None]]:
+    """Each call with its entry; a call no tool of its name could have paused on gets none.
+
+    Only the model decides to run a tool that needs no approval: an entry for such a call
+    (a forged pause) is dropped, and the call is answered ``ABANDONED``.
+    """
+    answers: list[tuple[HistoryCall, ResumeEntry | None]] = []
+    ignored = 0
+    for call in calls:
+        entry = index.entry_for(call)
+        if entry is not None and not _can_pause(catalog, call.name):
+            ignored += 1
+            entry = None
+        answers.append((call, entry))
+    if ignored:
+        logger.warning(
+            "%d resume entr%s ignored: %s a tool call whose tool cannot pause for approval.",
+            ignored,
+            "y" if ignored == 1 else "ies",
+            "it names" if ignored == 1 else "each names",
+        )
+    return answers
+
+
+def _can_pause(catalog: Catalog, name: str) -> bool:
+    """Whether a call of ``name`` may have paused: some tool of that name may need approval."""
+    return any(may_need_approval(c.tool) for c in catalog.candidates(name))
+
+
+_SHOWN_UNMATCHED = 3
+
+
+def _warn_unmatched_entries(unmatched: Sequence[ResumeEntry]) -> None:
+    """Log once, with a count, the resume entries whose ``interruptId`` names no open call."""
+    if not unmatched:
+        return
+    shown = ", ".join(repr(e.interrupt_id[:80]) for e in unmatched[:_SHOWN_UNMATCHED])
+    more = len(unmatched) - _SHOWN_UNMATCHED
+    logger.warning(
+        "%d resume entr%s ignored: no open interrupt has %s id (%s%s).",
+        len(unmatched),
+        "y" if len(unmatched) == 1 else "ies",
+        "its" if len(unmatched) == 1 else "their",
+        shown,
+        f" and {more} more" if more > 0 else "",
+    )
 
 
 def _invalid_decisions(
@@ -233,12 +292,13 @@ def _invalid_decisions(
 
 def _refused(
     run_input: RunAgentInput,
+    open_calls: Sequence[HistoryCall],
     refusals: Sequence[ApprovalRefusal],
     signer: ApprovalSigner | None,
     catalog: Catalog,
 ) -> ResumedToolCalls:
     """The result of a request whose answers were refused: nothing answered, nothing run."""
-    calls = {c.call_id: c for c in open_calls(run_input.messages)}
+    calls = {c.call_id: c for c in open_calls}
     interrupts = [
         approval_interrupt(
             r.call_id,
@@ -271,8 +331,11 @@ class _Resolver:
         run_config: RunConfig,
         run_context: RunContextWrapper[Any],
         taken_ids: set[str],
+        *,
+        signed: bool,
     ) -> None:
         self._catalog = catalog
+        self._signed = signed
         self._context = context
         self._run_config = run_config
         self._run_context = run_context
@@ -281,6 +344,7 @@ class _Resolver:
         self._interrupts: dict[str, Interrupt] = {}
         self._usage = Usage()
         self._taken = taken_ids
+        self._result_numbers: dict[str, int] = {}
         self._ran_with: dict[tuple[int, str], str] = {}
 
     async def resolve(self, call: HistoryCall, entry: ResumeEntry | None) -> None:
@@ -311,18 +375,38 @@ class _Resolver:
         elif not candidates:
             self._answer(call, ABANDONED_RESULT)
         else:
-            arguments = decision.arguments(call.arguments)
-            output = await run_approved(
-                call,
-                candidates[0],
-                arguments=arguments,
-                context=self._context,
-                run_config=self._run_config,
-                usage=self._usage,
+            await self._run(call, candidates[0], decision.arguments(call.arguments))
+
+    async def _run(self, call: HistoryCall, server_tool: ServerTool, arguments: str) -> None:
+        """Run an approved call, unless its tool's policy says it could not have paused.
+
+        A signed approval proves the pause, so the policy is asked only when approvals are
+        not signed; it gets this request's context, the model's arguments (those the run would
+        have paused on, not a person's edits) and the call id.
+        """
+        tool = server_tool.tool
+        if not self._signed and not await policy_requires_approval(
+            tool, self._run_context, call.arguments, call.call_id
+        ):
+            logger.warning(
+                "Approval of tool call %r (%s) ignored: the tool's needs_approval policy does "
+                "not ask approval for it, so no run paused on it.",
+                call.call_id[:80],
+                call.name[:80],
             )
-            if arguments != call.arguments:
-                self._ran_with[(call.message_index, call.call_id)] = arguments
-            self._answer(call, output)
+            self._answer(call, ABANDONED_RESULT)
+            return
+        output = await run_approved(
+            call,
+            server_tool,
+            arguments=arguments,
+            context=self._context,
+            run_config=self._run_config,
+            usage=self._usage,
+        )
+        if arguments != call.arguments:
+            self._ran_with[(call.message_index, call.call_id)] = arguments
+        self._answer(call, output)
 
     def reopen(self, call: HistoryCall, interrupt: Interrupt) -> None:
         """Keep ``call`` open and end the run with ``interrupt`` (asked afresh)."""
@@ -346,7 +430,7 @@ class _Resolver:
 
     def _answer(self, call: HistoryCall, content: str) -> None:
         """Record the tool message and the event answering ``call``."""
-        message_id = result_message_id(call.call_id, self._taken)
+        message_id = result_message_id(call.call_id, self._taken, self._result_numbers)
         self._answers.setdefault(call.message_index, []).append(
             ToolMessage(id=message_id, tool_call_id=call.call_id, content=content)
         )

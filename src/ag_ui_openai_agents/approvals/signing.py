@@ -31,7 +31,8 @@ from typing import Any, Union
 
 APPROVAL_SECRET_ENV = "AG_UI_APPROVAL_SECRET"
 """Environment variable ``OpenAIAgentsAgent`` reads when it is given no signer: one secret, or
-several separated by commas (the first signs, all verify). Unset or empty: no signing."""
+several separated by commas (the first signs, all verify). Unset: no signing; set but empty or
+blank: an error."""
 
 DEFAULT_APPROVAL_MAX_AGE = 86400.0
 """Seconds an approval interrupt stays valid after the pause: one day."""
@@ -255,7 +256,7 @@ def split_interrupt_id(interrupt_id: str) -> tuple[str, str | None]:
 def signer_from_env(
     max_age: float = DEFAULT_APPROVAL_MAX_AGE, *, environ: Mapping[str, str] | None = None
 ) -> ApprovalSigner | None:
-    """The signer :data:`APPROVAL_SECRET_ENV` configures, or None when it lists no secret.
+    """The signer :data:`APPROVAL_SECRET_ENV` configures, or None when it is unset.
 
     Only ``OpenAIAgentsAgent`` (and so the FastAPI shortcut) calls this: the translator and
     ``resume_tool_calls`` read no environment variable.
@@ -265,6 +266,19 @@ def signer_from_env(
 
 
 def approval_secrets_from_env(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The secrets :data:`APPROVAL_SECRET_ENV` lists (comma-separated, first signs; [] if unset)."""
+    """The secrets :data:`APPROVAL_SECRET_ENV` lists (comma-separated, first signs; [] if unset).
+
+    Raises ``ValueError`` when the variable is set but lists no secret (empty, or only blanks
+    and commas): a deployment that meant to sign must not silently run unsigned.
+    """
     env = os.environ if environ is None else environ
-    return [s.strip() for s in env.get(APPROVAL_SECRET_ENV, "").split(",") if s.strip()]
+    value = env.get(APPROVAL_SECRET_ENV)
+    if value is None:
+        return []
+    secrets = [s.strip() for s in value.split(",") if s.strip()]
+    if not secrets:
+        raise ValueError(
+            f"{APPROVAL_SECRET_ENV} is set but lists no secret; set it to a secret "
+            "(secrets.token_urlsafe(32)), or unset it"
+        )
+    return secrets

@@ -1,7 +1,8 @@
 """Internal: the server side of resuming approvals: which tools a call may mean, and running one.
 
 A resumed call runs outside the SDK's run loop: :func:`run_approved` builds the ``ToolContext``
-the SDK would, invokes the tool and converts its output as the SDK does.
+the SDK would, runs the tool's input guardrails, invokes the tool, runs its output guardrails and
+converts its output as the SDK does (:mod:`.guardrails`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall
 
 from ag_ui_openai_agents import _sdk
+from ag_ui_openai_agents.approvals.guardrails import checked_output, input_rejection
 from ag_ui_openai_agents.approvals.history import HistoryCall
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool
@@ -154,7 +156,11 @@ async def run_approved(
     usage: Usage,
 ) -> str:
     """Run an approved tool outside the run loop with ``arguments`` (the model's, or the ones a
-    person edited) and return its result as text."""
+    person edited) and return its result as text.
+
+    Its input guardrails run first: a rejection's message is the result and the tool does not
+    run; a tripwire raises. Its output guardrails then see what it returned.
+    """
     tool = server_tool.tool
     namespace = _sdk.tool_namespace(tool)
     raw_call = ResponseFunctionToolCall(
@@ -175,9 +181,14 @@ async def run_approved(
         agent=server_tool.owner,
         run_config=run_config,
     )
+    agent = server_tool.owner
+    rejection = await input_rejection(tool, tool_context, agent)
+    if rejection is not None:
+        return _output_text(tool, raw_call, rejection, bypass_schema=True)
     output = await _invoke(tool, tool_context, raw_call)
     usage.add(tool_context.usage)
-    return _output_text(tool, raw_call, output)
+    output, rejected = await checked_output(tool, tool_context, agent, output)
+    return _output_text(tool, raw_call, output, bypass_schema=rejected)
 
 
 async def _invoke(
@@ -200,8 +211,17 @@ async def _invoke(
     return output
 
 
-def _output_text(tool: FunctionTool, raw_call: ResponseFunctionToolCall, output: Any) -> str:
-    """Convert a tool's return value into the text the model is given, as the SDK does."""
+def _output_text(
+    tool: FunctionTool,
+    raw_call: ResponseFunctionToolCall,
+    output: Any,
+    *,
+    bypass_schema: bool = False,
+) -> str:
+    """Convert a tool's return value into the text the model is given, as the SDK does (a
+    guardrail's rejection message skips the tool's output schema there too)."""
+    if bypass_schema:
+        return _item_text(ItemHelpers.tool_call_output_item(raw_call, output))
     try:
         item = ItemHelpers.tool_call_output_item(
             raw_call,
@@ -211,5 +231,10 @@ def _output_text(tool: FunctionTool, raw_call: ResponseFunctionToolCall, output:
         )
     except UserError:  # e.g. an error text from the failure handler, not the declared schema
         item = ItemHelpers.tool_call_output_item(raw_call, output)
+    return _item_text(item)
+
+
+def _item_text(item: Any) -> str:
+    """The text of a converted tool output item."""
     converted = item["output"]
     return converted if isinstance(converted, str) else json.dumps(converted, default=str)

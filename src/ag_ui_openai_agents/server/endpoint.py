@@ -1,36 +1,40 @@
 """``add_openai_agents_fastapi_endpoint``: an AG-UI route (SSE), health and capabilities.
 
 This is the package's I/O edge. The run itself (:class:`OpenAIAgentsAgent`, the translator,
-the engine) yields AG-UI events and knows nothing of HTTP; here they are encoded, paced with
-keepalive comments, ended cleanly when the server shuts down, and logged with the run's ids.
+the engine) yields AG-UI events and knows nothing of HTTP. The run route reads its body after
+the route's dependencies (:mod:`~ag_ui_openai_agents.server.limits`), then hands the run's
+events to :mod:`~ag_ui_openai_agents.server.streaming`, which encodes them, paces them with
+keepalive comments, ends them cleanly when the server shuts down, and logs with the run's ids.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import aclosing
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import RunAgentInput
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.params import Depends
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from ag_ui_openai_agents.agent import OpenAIAgentsAgent
-from ag_ui_openai_agents.server.encoding import encode_event
-from ag_ui_openai_agents.server.keepalive import Pause, paced
-from ag_ui_openai_agents.server.limits import DEFAULT_MAX_REQUEST_BYTES, run_route_class
-from ag_ui_openai_agents.server.logs import (
-    RunIds,
-    context_with_run_ids,
-    install_run_ids_filter,
-    run_logger,
+from ag_ui_openai_agents.server.limits import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    check_limit,
+    read_run_input,
 )
+from ag_ui_openai_agents.server.logs import install_run_ids_filter
 from ag_ui_openai_agents.server.shutdown import server_shutdown
+from ag_ui_openai_agents.server.streaming import (
+    DEFAULT_KEEPALIVE_SECONDS,
+    ENCODING_ERROR_MESSAGE,
+    KEEPALIVE_COMMENT,
+    SHUTDOWN_ERROR_CODE,
+    SHUTDOWN_MESSAGE,
+    make_encoder,
+    sse_response,
+)
 
 __all__ = [
     "DEFAULT_KEEPALIVE_SECONDS",
@@ -43,26 +47,25 @@ __all__ = [
     "make_encoder",
 ]
 
-logger = logging.getLogger(__name__)
 
-ENCODING_ERROR_MESSAGE = "The agent produced an event that could not be sent."
-SHUTDOWN_MESSAGE = "The server is shutting down. Please send the request again."
-"""RUN_ERROR.message of the runs in flight when the server stops."""
-SHUTDOWN_ERROR_CODE = "SERVER_SHUTTING_DOWN"
-DEFAULT_KEEPALIVE_SECONDS = 15.0
-KEEPALIVE_COMMENT = ": keepalive\n\n"
-"""An SSE comment: clients skip it; proxies see bytes on an otherwise silent stream."""
-SSE_CONTENT_TYPE = "text/event-stream"
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-"""Keep proxies and caches from storing or buffering the stream (``X-Accel-Buffering`` is
-nginx's per-response ``proxy_buffering off``)."""
-
-_TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+def _inlined(node: Any, definitions: dict[str, Any]) -> Any:
+    """``node`` with every ``$ref`` to ``definitions`` replaced by the definition itself."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inlined(definitions[ref.removeprefix("#/$defs/")], definitions)
+        return {key: _inlined(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inlined(value, definitions) for value in node]
+    return node
 
 
-def make_encoder(accept: str) -> EventEncoder:
-    """The encoder for a request's ``Accept`` header: the one place encoders are made."""
-    return EventEncoder(accept=accept)
+def _run_body() -> dict[str, Any]:
+    """The run route's ``requestBody`` for the OpenAPI schema: the route reads its body
+    itself, so FastAPI does not document it. (``RunAgentInput``'s models are not recursive.)"""
+    schema = RunAgentInput.model_json_schema(by_alias=True)
+    schema = _inlined(schema, schema.pop("$defs", {}))
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
 def _operation_prefix(router: APIRouter, path: str) -> str:
@@ -76,92 +79,10 @@ def _operation_prefix(router: APIRouter, path: str) -> str:
     return prefix
 
 
-@dataclass
-class _Ending:
-    """Why a run's stream ended, for its last log record."""
-
-    reason: str = "the run's stream ended"
-
-
 def _both_forms(path: str) -> list[str]:
     """``path`` without and with a trailing slash (just ``/`` for the root)."""
     base = path.rstrip("/")
     return [base, f"{base}/"] if base else ["/"]
-
-
-async def stream_run(
-    agent: OpenAIAgentsAgent,
-    run_input: RunAgentInput,
-    encoder: EventEncoder,
-    *,
-    keepalive_seconds: float | None,
-) -> AsyncIterator[str]:
-    """The encoded events of one run, with keepalive comments while it is silent.
-
-    When the server shuts down, the run is cancelled and the stream ends with RUN_ERROR
-    (unless the run already ended), always between two whole events. The run's start and end
-    are logged at debug level, its failure at error level with the traceback.
-    """
-    ids = RunIds(run_input.thread_id, run_input.run_id)
-    log = run_logger(logger, ids)
-    sse = encoder.get_content_type() == SSE_CONTENT_TYPE
-    # encode_event writes EventEncoder's very SSE lines, cheaper for the streamed deltas.
-    encode = encode_event if sse else encoder.encode
-    if not sse:
-        keepalive_seconds = None  # comments exist only in SSE
-    ending = _Ending()
-    log.debug("AG-UI run of %s started", agent.name)
-    try:
-        with server_shutdown.watching() as stopping:
-            items = paced(
-                agent.run_streamed(run_input),
-                keepalive_seconds=keepalive_seconds,
-                stop=stopping,
-                context=context_with_run_ids(ids.thread_id, ids.run_id),
-            )
-            async with aclosing(items):
-                async for chunk in _chunks(items, encode, agent, log, ending):
-                    yield chunk
-    except Exception:
-        ending.reason = "the run failed"
-        log.exception("AG-UI run of %s failed", agent.name)
-    except BaseException:
-        ending.reason = "the client went away"
-        raise
-    finally:
-        log.debug("AG-UI run of %s ended: %s", agent.name, ending.reason)
-
-
-async def _chunks(
-    items: AsyncIterator[BaseEvent | Pause],
-    encode: Callable[[BaseEvent], str],
-    agent: OpenAIAgentsAgent,
-    log: logging.LoggerAdapter,  # type: ignore[type-arg]
-    ending: _Ending,
-) -> AsyncIterator[str]:
-    """What to write for each paced item; ``ending`` says why the stream ended early."""
-    terminal = False
-    async for item in items:
-        if item is Pause.KEEPALIVE:
-            yield KEEPALIVE_COMMENT
-        elif item is Pause.STOPPED:
-            ending.reason = "the server is shutting down; the run was cancelled"
-            if not terminal:
-                yield encode(RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE))
-            return
-        elif isinstance(item, BaseEvent):
-            try:
-                chunk = encode(item)
-            except Exception:
-                # An event JSON cannot carry (a lone surrogate, an object in the state): end
-                # the run with RUN_ERROR rather than cut the stream.
-                log.exception("Could not encode %s of an AG-UI run of %s", item.type, agent.name)
-                ending.reason = "an event could not be encoded"
-                message = agent.lifecycle.run_error_message or ENCODING_ERROR_MESSAGE
-                yield encode(RunErrorEvent(message=message))
-                return
-            terminal = terminal or item.type in _TERMINAL
-            yield chunk
 
 
 def add_openai_agents_fastapi_endpoint(
@@ -178,21 +99,21 @@ def add_openai_agents_fastapi_endpoint(
     ``GET path/capabilities`` to a ``FastAPI`` app or an ``APIRouter``.
 
     Every route answers with and without a trailing slash (no redirect). ``dependencies``
-    run before each of them (authentication, rate limits). While a run is silent for
-    ``keepalive_seconds``, a ``: keepalive`` SSE comment is written (None: never). A body over
-    ``max_request_bytes`` (None: no cap) gets HTTP 413 before it is parsed; one that is not a
-    valid ``RunAgentInput`` gets HTTP 422 naming the bad fields, before any stream starts.
-    Errors during the run end the stream with RUN_ERROR and are logged here with the run's
-    ids; no traceback reaches the client. When the server shuts down, runs in flight are
-    cancelled and end with RUN_ERROR, and new ones get HTTP 503.
+    run before each of them (authentication, rate limits), and on the run route before any of
+    the body is read. While a run is silent for ``keepalive_seconds``, a ``: keepalive`` SSE
+    comment is written (None: never). A body over ``max_request_bytes`` (None: no cap) gets
+    HTTP 413 without being read past the limit; one that is not a valid ``RunAgentInput`` gets
+    a short HTTP 422 naming the bad fields, before any stream starts. Errors during the run
+    end the stream with RUN_ERROR (code ``AGENT_ERROR``, no exception text unless the agent
+    has ``expose_error_details``) and are logged here with the run's ids. When the server
+    shuts down, runs in flight are cancelled and end with RUN_ERROR, and new ones get 503.
     """
     if keepalive_seconds is not None and not keepalive_seconds > 0:
         raise ValueError("keepalive_seconds must be positive, or None to turn keepalive off")
-    if max_request_bytes is not None and max_request_bytes < 0:
-        raise ValueError("max_request_bytes must be zero or more, or None for no limit")
+    check_limit(max_request_bytes)
     router = app_or_router.router if isinstance(app_or_router, FastAPI) else app_or_router
     base = path.rstrip("/")
-    routes = _Routes(agent, keepalive_seconds)
+    routes = _Routes(agent, keepalive_seconds, max_request_bytes)
     add = _RouteAdder(router, _operation_prefix(router, path), dependencies)
     install_run_ids_filter()
     add(
@@ -202,7 +123,7 @@ def add_openai_agents_fastapi_endpoint(
         methods=["POST"],
         summary=f"Run {agent.name} (AG-UI)",
         response_class=StreamingResponse,
-        route_class_override=run_route_class(max_request_bytes),
+        openapi_extra=_run_body(),
     )
     add(
         f"{base}/capabilities",
@@ -224,22 +145,34 @@ def add_openai_agents_fastapi_endpoint(
 class _Routes:
     """The handlers of one agent's routes."""
 
-    def __init__(self, agent: OpenAIAgentsAgent, keepalive_seconds: float | None) -> None:
+    def __init__(
+        self,
+        agent: OpenAIAgentsAgent,
+        keepalive_seconds: float | None,
+        max_request_bytes: int | None,
+    ) -> None:
         self.agent = agent
         self.keepalive_seconds = keepalive_seconds
+        self.max_request_bytes = max_request_bytes
 
-    async def run(self, run_input: RunAgentInput, request: Request) -> Response:
-        """``POST path``: the run as SSE (HTTP 503 once the server is stopping)."""
+    async def run(self, request: Request) -> Response:
+        """``POST path``: the run as SSE (HTTP 503 once the server is stopping).
+
+        The body is read here, after the route's dependencies, not by FastAPI before them.
+        """
         if server_shutdown.began:
             detail = {"detail": SHUTDOWN_MESSAGE}
             return JSONResponse(detail, status_code=503, headers={"Retry-After": "1"})
-        server_shutdown.watch_signals_once()
-        encoder = make_encoder(request.headers.get("accept", ""))
-        events = stream_run(
-            self.agent, run_input, encoder, keepalive_seconds=self.keepalive_seconds
-        )
-        return StreamingResponse(
-            events, media_type=encoder.get_content_type(), headers=STREAM_HEADERS
+        run_input = await read_run_input(request, self.max_request_bytes)
+        if not isinstance(run_input, RunAgentInput):
+            return run_input
+        return sse_response(
+            request,
+            run_input,
+            self.agent.run_streamed(run_input),
+            keepalive_seconds=self.keepalive_seconds,
+            expose_error_details=self.agent.expose_error_details,
+            label=f"AG-UI run of {self.agent.name}",
         )
 
     async def capabilities(self) -> dict[str, Any]:

@@ -1,24 +1,37 @@
-"""Internal: request limits of the run route: a body size cap (413) and 422s that echo little.
+"""Request limits for AG-UI routes: a body size cap (413) and 422s that echo little.
 
-:func:`run_route_class` makes the ``APIRoute`` class of the run route. Before FastAPI parses
-anything, its handler refuses a body whose ``Content-Length`` is over the limit (without
-reading it), reads any other body only up to the limit (a chunked body is refused as soon as
-it passes it), and hands the bytes read to FastAPI. A body that does not validate gets
-FastAPI's usual 422 shape, with each error's ``input`` cut to a short preview and at most
-:data:`MAX_LISTED_ERRORS` errors listed, so a large bad request is not sent back.
+The FastAPI shortcut reads a run's body itself, after the route's dependencies (so a request
+they refuse is never buffered), with :func:`read_run_input`. A route written by hand gets the
+same limits from :class:`RequestLimitMiddleware`, an ASGI middleware around the app.
+
+Either way, a body whose ``Content-Length`` is over the limit is refused without being read,
+any other body is read only up to the limit (a chunked body is refused as soon as it passes
+it), and a body that does not validate gets FastAPI's usual 422 shape, with each error's
+``input`` cut to a short preview and at most :data:`MAX_LISTED_ERRORS` errors listed, so a
+large bad request is not sent back.
 """
 
 from __future__ import annotations
 
+import json
 import reprlib
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from ag_ui.core import RunAgentInput
 from fastapi import Request, Response
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
-from starlette.types import Message, Receive
+from pydantic import ValidationError
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = [
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "MAX_LISTED_ERRORS",
+    "PREVIEW_CHARS",
+    "RequestLimitMiddleware",
+    "read_run_input",
+]
 
 DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024
 """The default cap on a run request's body: 8 MiB."""
@@ -33,10 +46,6 @@ _preview = reprlib.Repr()
 _preview.maxlevel = 2
 _preview.maxdict = _preview.maxlist = _preview.maxtuple = 4
 _preview.maxstring = _preview.maxother = 60
-
-
-class _TooLarge(Exception):
-    """The body is over the limit."""
 
 
 def preview(value: Any) -> Any:
@@ -74,21 +83,62 @@ def too_large(limit: int) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=413, headers={"connection": "close"})
 
 
-def _declared_length(request: Request) -> int | None:
-    value = request.headers.get("content-length")
+def _declared_length(headers: Headers) -> int | None:
+    value = headers.get("content-length")
     return int(value) if value is not None and value.isdigit() else None
 
 
-async def _read_body(request: Request, limit: int | None) -> bytes:
-    """The whole body, or :class:`_TooLarge` as soon as more than ``limit`` bytes came in."""
+def check_limit(max_request_bytes: int | None) -> None:
+    """Refuse a negative limit."""
+    if max_request_bytes is not None and max_request_bytes < 0:
+        raise ValueError("max_request_bytes must be zero or more, or None for no limit")
+
+
+async def _read_body(receive: Receive, limit: int | None) -> bytes | None:
+    """The whole body, or None as soon as more than ``limit`` bytes came in.
+
+    A client that goes away mid-body ends it early: the app sees what came.
+    """
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
         size += len(chunk)
         if limit is not None and size > limit:
-            raise _TooLarge
+            return None
         chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
     return b"".join(chunks)
+
+
+async def read_run_input(
+    request: Request, max_request_bytes: int | None
+) -> RunAgentInput | Response:
+    """The request's body as a ``RunAgentInput``, or the 413 or short 422 to answer with.
+
+    Call it in the route, after its dependencies: nothing of the body is read before.
+    """
+    declared = _declared_length(request.headers)
+    if max_request_bytes is not None and (declared or 0) > max_request_bytes:
+        return too_large(max_request_bytes)
+    body = await _read_body(request.receive, max_request_bytes)
+    if body is None:
+        assert max_request_bytes is not None
+        return too_large(max_request_bytes)
+    try:
+        return RunAgentInput.model_validate_json(body)
+    except ValidationError as exc:
+        errors = [
+            {**error, "loc": ("body", *error["loc"])} for error in exc.errors(include_url=False)
+        ]
+        return JSONResponse({"detail": short_validation_errors(errors)}, status_code=422)
+    except RecursionError:
+        error = {"type": "json_invalid", "loc": ["body"], "msg": "JSON nested too deeply"}
+        return JSONResponse({"detail": [error]}, status_code=422)
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:
@@ -105,31 +155,88 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-def run_route_class(max_request_bytes: int | None) -> type[APIRoute]:
-    """An ``APIRoute`` class enforcing ``max_request_bytes`` (None: no cap) and short 422s."""
+class RequestLimitMiddleware:
+    """ASGI middleware: the run route's body cap and short 422s, for routes written by hand.
 
-    class AGUIRunRoute(APIRoute):
-        """The run route: body cap and short validation errors around FastAPI's handler."""
+    ``app.add_middleware(RequestLimitMiddleware, max_request_bytes=...)`` (8 MiB by default;
+    None: no cap). ``paths`` limits it to those routes (each with or without a trailing slash),
+    for an app that also serves the FastAPI shortcut, whose routes apply their own
+    ``max_request_bytes`` after their dependencies. The body of each request it applies to is
+    read, up to the limit, before the app sees it: over the limit (declared, or counted as it
+    arrives) the answer is HTTP 413 and the app is not called. Every 422 the app answers with
+    FastAPI's ``{"detail": [...]}`` shape is shortened: each error's input, message and context
+    become short previews, and at most :data:`MAX_LISTED_ERRORS` errors are listed.
+    """
 
-        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-            handler = super().get_route_handler()
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES,
+        *,
+        paths: Collection[str] | None = None,
+    ) -> None:
+        check_limit(max_request_bytes)
+        self.app = app
+        self.max_request_bytes = max_request_bytes
+        self.paths = None if paths is None else frozenset(_route_path(p) for p in paths)
+        """The request paths it applies to (either slash form); None: every request."""
 
-            async def limited(request: Request) -> Response:
-                declared = _declared_length(request)
-                if max_request_bytes is not None and (declared or 0) > max_request_bytes:
-                    return too_large(max_request_bytes)
-                try:
-                    body = await _read_body(request, max_request_bytes)
-                except _TooLarge:
-                    assert max_request_bytes is not None
-                    return too_large(max_request_bytes)
-                replayed = Request(request.scope, _replaying(body, request.receive))
-                try:
-                    return await handler(replayed)
-                except RequestValidationError as exc:
-                    detail = short_validation_errors(exc.errors())
-                    return JSONResponse({"detail": detail}, status_code=422)
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or (
+            self.paths is not None and _route_path(scope["path"]) not in self.paths
+        ):
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_request_bytes
+        declared = _declared_length(Headers(scope=scope))
+        if limit is not None and (declared or 0) > limit:
+            await too_large(limit)(scope, receive, send)
+            return
+        body = await _read_body(receive, limit)
+        if body is None:
+            assert limit is not None
+            await too_large(limit)(scope, receive, send)
+            return
+        await self.app(scope, _replaying(body, receive), _ShortUnprocessable(send))
 
-            return limited
 
-    return AGUIRunRoute
+def _route_path(path: str) -> str:
+    """``path`` without its trailing slash (``/`` stays ``/``)."""
+    return path.rstrip("/") or "/"
+
+
+class _ShortUnprocessable:
+    """A ``send`` that shortens a 422 JSON answer with a ``detail`` list; the rest passes."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.start: Message | None = None
+        self.body: list[bytes] = []
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start" and message["status"] == 422:
+            self.start = message
+            return
+        if self.start is None or message["type"] != "http.response.body":
+            await self.send(message)
+            return
+        self.body.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            await self._flush(b"".join(self.body))
+
+    async def _flush(self, content: bytes) -> None:
+        assert self.start is not None
+        headers = list(self.start.get("headers", []))
+        try:
+            answer = json.loads(content)
+            detail = answer["detail"]
+            if not isinstance(detail, list):
+                raise TypeError(detail)
+        except (ValueError, TypeError, KeyError):
+            await self.send(self.start)
+            await self.send({"type": "http.response.body", "body": content})
+            return
+        short = JSONResponse({**answer, "detail": short_validation_errors(detail)}, 422)
+        kept = [(k, v) for k, v in headers if k.lower() not in (b"content-length", b"content-type")]
+        await self.send({**self.start, "headers": kept + short.raw_headers})
+        await self.send({"type": "http.response.body", "body": short.body})

@@ -6,7 +6,9 @@ under ``ag_ui_openai_agents`` (``ag_ui_openai_agents.server.endpoint``, ``.agent
 application's choice.
 
 While a run is served, its ids live in a context variable. :class:`RunIdsFilter` copies them
-onto each record as ``record.thread_id`` and ``record.run_id`` (None outside a run). The
+onto each record as ``record.thread_id`` and ``record.run_id`` (None outside a run). The ids
+come from the client, so control characters in them are escaped (``\\n`` for a newline, and a
+backslash is doubled): an id cannot start a line of its own in a text log. The
 endpoint puts that filter on the package's loggers; add it to one of your handlers to stamp
 the records of every logger (your tools', the SDK's) the same way::
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import re
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +42,21 @@ PACKAGE_LOGGER = "ag_ui_openai_agents"
 """The name of the root of the package's logger hierarchy."""
 
 logging.getLogger(PACKAGE_LOGGER).addHandler(logging.NullHandler())
+
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\\]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or f"\\u{ord(char):04x}"
+
+
+def _escaped(text: str) -> str:
+    """``text`` safe for one line of a text log: control and line-separator characters as
+    backslash escapes, and a backslash doubled. Plain text comes back unchanged."""
+    return _UNSAFE.sub(_escape, text)
 
 
 @dataclass(frozen=True)
@@ -88,9 +106,9 @@ class RunIdsFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         ids = _current.get()
         if not hasattr(record, "run_id"):
-            record.run_id = ids.run_id if ids is not None else None
+            record.run_id = _escaped(ids.run_id) if ids is not None else None
         if not hasattr(record, "thread_id"):
-            record.thread_id = ids.thread_id if ids is not None else None
+            record.thread_id = _escaped(ids.thread_id) if ids is not None else None
         return True
 
 
@@ -128,4 +146,6 @@ class _RunLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
 
 def run_logger(logger: logging.Logger, ids: RunIds) -> logging.LoggerAdapter:  # type: ignore[type-arg]
     """``logger`` with the run's ids on every record (for code outside the run's context)."""
-    return _RunLogger(logger, {"thread_id": ids.thread_id, "run_id": ids.run_id})
+    return _RunLogger(
+        logger, {"thread_id": _escaped(ids.thread_id), "run_id": _escaped(ids.run_id)}
+    )

@@ -1,0 +1,294 @@
+"""``agui_sse_response``: an AG-UI event stream as a safe, keepalive-paced SSE response.
+
+The FastAPI shortcut serves every run through this module, and a hand-written route gets the
+same edge by returning :func:`agui_sse_response` of the events it makes (for example
+``to_agui``'s): events encoded as ``EventEncoder`` writes them, ``: keepalive`` comments while
+the run is silent, a terminal event always (a failure or an unencodable event ends the stream
+with RUN_ERROR rather than cutting it), no exception text unless the application opts in, the
+run ended cleanly when the server shuts down (open steps finished, then RUN_ERROR
+``SERVER_SHUTTING_DOWN``), HTTP 503 for runs that arrive while it stops, and the run's start,
+end and failure logged with its thread and run ids.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    EventType,
+    RunAgentInput,
+    RunErrorEvent,
+    RunStartedEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+)
+from ag_ui.encoder import EventEncoder
+from fastapi import Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from ag_ui_openai_agents.safe_errors import (
+    AGENT_ERROR_CODE,
+    exception_text,
+    safe_run_error,
+    without_error_details,
+)
+from ag_ui_openai_agents.server.encoding import encode_event
+from ag_ui_openai_agents.server.keepalive import Pause, paced
+from ag_ui_openai_agents.server.logs import (
+    RunIds,
+    context_with_run_ids,
+    install_run_ids_filter,
+    run_logger,
+)
+from ag_ui_openai_agents.server.shutdown import server_shutdown
+
+__all__ = [
+    "DEFAULT_KEEPALIVE_SECONDS",
+    "ENCODING_ERROR_MESSAGE",
+    "KEEPALIVE_COMMENT",
+    "SHUTDOWN_ERROR_CODE",
+    "SHUTDOWN_MESSAGE",
+    "agui_sse_response",
+    "make_encoder",
+]
+
+logger = logging.getLogger(__name__)
+
+ENCODING_ERROR_MESSAGE = "The agent produced an event that could not be sent."
+SHUTDOWN_MESSAGE = "The server is shutting down. Please send the request again."
+"""RUN_ERROR.message of the runs in flight when the server stops."""
+SHUTDOWN_ERROR_CODE = "SERVER_SHUTTING_DOWN"
+DEFAULT_KEEPALIVE_SECONDS = 15.0
+KEEPALIVE_COMMENT = ": keepalive\n\n"
+"""An SSE comment: clients skip it; proxies see bytes on an otherwise silent stream."""
+SSE_CONTENT_TYPE = "text/event-stream"
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+"""Keep proxies and caches from storing or buffering the stream (``X-Accel-Buffering`` is
+nginx's per-response ``proxy_buffering off``)."""
+
+_TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+
+
+def make_encoder(accept: str) -> EventEncoder:
+    """The encoder for a request's ``Accept`` header: the one place encoders are made."""
+    return EventEncoder(accept=accept)
+
+
+def agui_sse_response(
+    request: Request,
+    run_input: RunAgentInput,
+    events: AsyncIterable[BaseEvent],
+    *,
+    keepalive_seconds: float | None = DEFAULT_KEEPALIVE_SECONDS,
+    expose_error_details: bool = False,
+) -> Response:
+    """Stream ``events``, the AG-UI events of the run ``run_input`` asks for, as SSE.
+
+    Pass an async generator that has not started: it runs only once the response streams (so
+    nothing runs for a 503), in a task whose log records carry the run's ids, and it is closed
+    (cancelling the SDK run inside it) when the client goes away or the server stops. When it
+    raises, the exception is logged and the stream ends with RUN_ERROR code ``AGENT_ERROR``:
+    a message the application chose (``to_agui``'s ``run_error_message``) is kept, the
+    exception's text is not, unless ``expose_error_details`` is True. While the run is silent
+    for ``keepalive_seconds`` (None: never) a ``: keepalive`` comment is written.
+    """
+    if keepalive_seconds is not None and not keepalive_seconds > 0:
+        raise ValueError("keepalive_seconds must be positive, or None to turn keepalive off")
+    return sse_response(
+        request,
+        run_input,
+        events,
+        keepalive_seconds=keepalive_seconds,
+        expose_error_details=expose_error_details,
+        label="AG-UI run",
+    )
+
+
+def sse_response(
+    request: Request,
+    run_input: RunAgentInput,
+    events: AsyncIterable[BaseEvent],
+    *,
+    keepalive_seconds: float | None,
+    expose_error_details: bool,
+    label: str,
+) -> Response:
+    """:func:`agui_sse_response`, its log records naming the run ``label``."""
+    if server_shutdown.began:
+        detail = {"detail": SHUTDOWN_MESSAGE}
+        return JSONResponse(detail, status_code=503, headers={"Retry-After": "1"})
+    server_shutdown.watch_signals_once()
+    install_run_ids_filter()
+    encoder = make_encoder(request.headers.get("accept", ""))
+    body = _encoded(
+        events,
+        run_input,
+        encoder,
+        keepalive_seconds=keepalive_seconds,
+        expose_error_details=expose_error_details,
+        label=label,
+    )
+    return StreamingResponse(body, media_type=encoder.get_content_type(), headers=STREAM_HEADERS)
+
+
+@dataclass
+class _Progress:
+    """What a stream has written so far: whether it started and ended, which steps are open,
+    and why it ended early (for the last log record)."""
+
+    run_input: RunAgentInput
+    started: bool = False
+    terminal: bool = False
+    steps: dict[tuple[str | None, str], None] = field(default_factory=dict)
+    reason: str = "the run's stream ended"
+
+    def saw(self, event: BaseEvent) -> None:
+        self.started = True
+        if event.type in _TERMINAL:
+            self.terminal = True
+        elif isinstance(event, StepStartedEvent):
+            self.steps[(event.subagent_run_id, event.step_name)] = None
+        elif isinstance(event, StepFinishedEvent):
+            self.steps.pop((event.subagent_run_id, event.step_name), None)
+
+    def ending(self, error: RunErrorEvent) -> list[BaseEvent]:
+        """The events that end a stream cut short: open steps finished, then ``error``
+        (nothing when the run already ended; RUN_STARTED first when nothing was sent)."""
+        if self.terminal:
+            return []
+        closing: list[BaseEvent] = [
+            StepFinishedEvent(step_name=name, subagent_run_id=subagent)
+            for subagent, name in reversed(self.steps)
+        ]
+        if not self.started:
+            run_input = self.run_input
+            opening = RunStartedEvent(
+                thread_id=run_input.thread_id,
+                run_id=run_input.run_id,
+                parent_run_id=run_input.parent_run_id,
+                protocol_version=PROTOCOL_VERSION,
+            )
+            closing.insert(0, opening)
+        self.steps.clear()
+        self.terminal = True
+        return [*closing, error]
+
+
+async def _encoded(
+    events: AsyncIterable[BaseEvent],
+    run_input: RunAgentInput,
+    encoder: EventEncoder,
+    *,
+    keepalive_seconds: float | None,
+    expose_error_details: bool,
+    label: str,
+) -> AsyncIterator[str]:
+    """The encoded events of one run, with keepalive comments while it is silent.
+
+    When the server shuts down, the run is cancelled and the stream ends with RUN_ERROR
+    (unless the run already ended), always between two whole events. The run's start and end
+    are logged at debug level, its failure at error level with the traceback.
+    """
+    ids = RunIds(run_input.thread_id, run_input.run_id)
+    log = run_logger(logger, ids)
+    sse = encoder.get_content_type() == SSE_CONTENT_TYPE
+    # encode_event writes EventEncoder's very SSE lines, cheaper for the streamed deltas.
+    encode = encode_event if sse else encoder.encode
+    if not sse:
+        keepalive_seconds = None  # comments exist only in SSE
+    source: AsyncGenerator[BaseEvent, None] = _iterate(events)
+    if not expose_error_details:
+        source = without_error_details(source)
+    progress = _Progress(run_input)
+    log.debug("%s started", label)
+    try:
+        with server_shutdown.watching() as stopping:
+            items = paced(
+                source,
+                keepalive_seconds=keepalive_seconds,
+                stop=stopping,
+                context=context_with_run_ids(ids.thread_id, ids.run_id),
+            )
+            async with aclosing(items):
+                chunks = _chunks(items, encode, log, progress, label)
+                async for chunk in _ended(chunks, encode, progress, expose_error_details):
+                    yield chunk
+    except Exception:
+        progress.reason = "the run failed"
+        log.exception("%s failed", label)
+    except BaseException:
+        progress.reason = "the client went away"
+        raise
+    finally:
+        log.debug("%s ended: %s", label, progress.reason)
+
+
+async def _iterate(events: AsyncIterable[BaseEvent]) -> AsyncGenerator[BaseEvent, None]:
+    """``events`` as an async generator that closes them when it is closed."""
+    iterator = aiter(events)
+    try:
+        async for event in iterator:
+            yield event
+    finally:
+        closer = getattr(iterator, "aclose", None)
+        if closer is not None:
+            await closer()
+
+
+async def _ended(
+    chunks: AsyncIterator[str],
+    encode: Callable[[BaseEvent], str],
+    progress: _Progress,
+    expose_error_details: bool,
+) -> AsyncIterator[str]:
+    """``chunks``; when the run raises before its terminal event, a RUN_ERROR ends them (and
+    the exception goes on, to be logged)."""
+    try:
+        async for chunk in chunks:
+            yield chunk
+    except Exception as exc:
+        if expose_error_details:
+            error = RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
+        else:
+            error = safe_run_error(None, exc)
+        for event in progress.ending(error):
+            yield encode(event)
+        raise
+
+
+async def _chunks(
+    items: AsyncIterator[BaseEvent | Pause],
+    encode: Callable[[BaseEvent], str],
+    log: logging.LoggerAdapter,  # type: ignore[type-arg]
+    progress: _Progress,
+    label: str,
+) -> AsyncIterator[str]:
+    """What to write for each paced item; ``progress`` says why the stream ended early."""
+    async for item in items:
+        if item is Pause.KEEPALIVE:
+            yield KEEPALIVE_COMMENT
+        elif item is Pause.STOPPED:
+            progress.reason = "the server is shutting down; the run was cancelled"
+            stopped = RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE)
+            for event in progress.ending(stopped):
+                yield encode(event)
+            return
+        elif isinstance(item, BaseEvent):
+            try:
+                chunk = encode(item)
+            except Exception:
+                # An event JSON cannot carry (a lone surrogate, an object in the state): end
+                # the run with RUN_ERROR rather than cut the stream.
+                log.exception("Could not encode %s of %s", item.type, label)
+                progress.reason = "an event could not be encoded"
+                failed = RunErrorEvent(message=ENCODING_ERROR_MESSAGE, code=AGENT_ERROR_CODE)
+                for event in progress.ending(failed):
+                    yield encode(event)
+                return
+            progress.saw(item)
+            yield chunk
