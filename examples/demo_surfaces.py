@@ -170,9 +170,23 @@ def render_arguments(text: str, *, instructions: str = "") -> dict[str, Any]:
     }
 
 
+_ACTION = re.compile(
+    r'^User performed action "([^"]+)" on surface "([^"]+)".*?Context: (\{.*\})$', re.S
+)
+
+
 def describe_output(output: str) -> str | None:
-    """A sentence about an A2UI envelope, a failed generation or a page's confirmation, or
-    None for any other output."""
+    """A sentence about an A2UI envelope, a failed generation, a surface action the A2UI
+    middleware reported, or a page's confirmation; None for any other output."""
+    action = _ACTION.match(output.strip())
+    if action:
+        try:
+            context = json.loads(action.group(3))
+        except ValueError:
+            context = {}
+        chosen = ", ".join(str(v) for v in context.values()) if isinstance(context, dict) else ""
+        done = action.group(1).replace("_", " ")
+        return f"Done: {done}{f' ({chosen})' if chosen else ''}, on {action.group(2)}."
     try:
         value = json.loads(output)
     except ValueError:

@@ -12,9 +12,12 @@ from typing import Any
 import httpx
 import pytest
 from ag_ui.core import (
+    AssistantMessage,
     EventType,
+    FunctionCall,
     RunFinishedSuccessOutcome,
     SubagentStartedEvent,
+    ToolCall,
     ToolCallArgsEvent,
     ToolCallStartEvent,
     ToolMessage,
@@ -366,3 +369,39 @@ async def test_the_capabilities_say_what_each_page_gets(client: httpx.AsyncClien
     fixed = (await client.get("/a2ui_fixed_schema/capabilities")).json()
     assert [tool["name"] for tool in fixed["tools"]["items"]] == ["search_flights", "search_hotels"]
     assert "a2ui" not in fixed.get("custom", {})  # Its own tools; no generate_a2ui.
+
+
+async def test_a_surface_action_reaches_the_agent(
+    client: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    """A click on a card: the A2UI middleware adds a ``log_a2ui_event`` call and its result to
+    the history (``forwardedProps.a2uiAction``) and runs again; the agent answers from it."""
+    chat = Chat(client, "/a2ui_fixed_schema", protocol_version=protocol_version)
+    await chat.say("Find flights from SFO to JFK for next Tuesday.")
+    action = {"flightNumber": "UA 123", "airline": "United Airlines", "price": "$289"}
+    logged = AssistantMessage(
+        id="action-call",
+        role="assistant",
+        tool_calls=[
+            ToolCall(
+                id="action-1",
+                type="function",
+                function=FunctionCall(name="log_a2ui_event", arguments=json.dumps(action)),
+            )
+        ],
+    )
+    result = ToolMessage(
+        id="action-result",
+        role="tool",
+        tool_call_id="action-1",
+        content=(
+            'User performed action "select_flight" on surface "flight-search-results" '
+            f"(component: flight-card). Context: {json.dumps(action)}"
+        ),
+    )
+    run = await chat.send(logged, result)
+    assert run.tool_calls == []
+    assert run.text == (
+        "Done: select flight (UA 123, United Airlines, $289), on flight-search-results."
+    )
+    success(run)
