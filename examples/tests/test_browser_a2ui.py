@@ -1,7 +1,8 @@
 """The document editor and the A2UI examples on the page, in a real browser, as a person uses
 them: the document drawn from the state while the model writes it (PredictState), confirmed or
-rejected; flight cards from a backend tool's fixed surface; a surface generated for a request
-marked as the A2UI middleware marks it; and a generation that fails without breaking the chat.
+rejected; flight cards from a backend tool's fixed surface, one of them selected; a surface
+generated for a request marked as the A2UI middleware marks it; and a generation that fails
+without breaking the chat.
 
 Each test fails on any console error or request to another host, and keeps a screenshot of each
 step under ``tests/artifacts/browser/``.
@@ -64,9 +65,23 @@ def test_flight_results_are_drawn_as_cards(session: PageSession) -> None:
     first = cards.first
     assert "United Airlines UA 123" in (first.text_content() or "")
     assert "SFO → JFK" in (first.text_content() or "")
-    first.get_by_role("button", name="Select").click()
-    first.get_by_role("button", name="Selected").wait_for()
     session.shot("flights")
+    # A click is reported as the A2UI middleware reports it, and the agent answers.
+    first.get_by_role("button", name="Select").click()
+    session.wait_for_runs(2)
+    call, result = session.runs[1]["messages"][-2:]
+    assert call["toolCalls"][0]["function"]["name"] == "log_a2ui_event"
+    assert json.loads(call["toolCalls"][0]["function"]["arguments"])["context"] == {
+        "flightNumber": "UA 123",
+        "airline": "United Airlines",
+        "price": "$289",
+    }
+    assert result["content"].startswith('User performed action "select_flight"')
+    session.transcript().get_by_text(
+        "Done: select flight (UA 123, United Airlines, $289)"
+    ).wait_for()
+    assert first.get_by_role("button", name="Selected").is_disabled()  # Kept across redraws.
+    session.shot("flight-selected")
 
 
 def test_a_generated_surface_is_drawn(session: PageSession) -> None:

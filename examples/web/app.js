@@ -67,6 +67,7 @@ function buildView(chat) {
     setState: (state) => {
       chat.state = state;
     },
+    sendAction: (action) => sendAction(chat, action),
     stateBefore: (callId) => chat.runs.find((run) => run.startedToolCalls.includes(callId))?.request.state,
   };
   return view;
@@ -339,6 +340,18 @@ function autoAnswer(chat) {
   for (const call of pending) {
     chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content: AUTO_ANSWERS[call.function.name] });
   }
+  startRun(chat);
+}
+
+// A click on an A2UI surface, reported as @ag-ui/a2ui-middleware reports it: a
+// `log_a2ui_event` call with the action and its result in the history, then a new run.
+function sendAction(chat, action) {
+  if (chat.running) return;
+  const callId = newId("action");
+  const args = JSON.stringify(action);
+  chat.messages.push({ id: newId("assistant"), role: "assistant", content: "", toolCalls: [{ id: callId, type: "function", function: { name: "log_a2ui_event", arguments: args } }] });
+  const said = `User performed action "${action.name}" on surface "${action.surfaceId}" (component: ${action.sourceComponentId}). Context: ${JSON.stringify(action.context)}`;
+  chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: callId, content: said });
   startRun(chat);
 }
 

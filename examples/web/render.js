@@ -171,7 +171,7 @@ function toolCallCard(call, view) {
   const result = view.results.get(call.id);
   const name = call.function.name;
   const card = ARGUMENT_CARDS[name]?.(call, view);
-  const resultCard = result ? (RESULT_CARDS[name] ?? a2uiResultView)(result.content) : null;
+  const resultCard = result ? (RESULT_CARDS[name]?.(result.content) ?? a2uiResultView(result.content, view.sendAction)) : null;
   return h(
     "div",
     { class: "tool-call", "data-tool": name, "data-call-id": call.id, role: "group", "aria-label": `Tool call ${name}` },
