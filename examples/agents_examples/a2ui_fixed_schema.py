@@ -25,7 +25,6 @@ from .settings import ExampleSettings
 DESCRIPTION = "Backend tools whose results are A2UI surfaces with a fixed layout (flights, hotels)."
 CATALOG_ID = "https://a2ui.org/demos/dojo/fixed_catalog.json"
 
-_TEXT = {"type": "object"}  # a literal or a {"path": ...} binding
 _FLIGHT_FIELDS = (
     "airline",
     "airlineLogo",
