@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from demo_conversation import Conversation, overlap, significant_words
+from demo_documents import current_document, write_document
 from demo_recipes import book_recipe, is_recipe
+from demo_surfaces import special_arguments
 
 __all__ = ["fill", "fill_arguments", "schema_defs"]
 
@@ -75,6 +77,9 @@ def fill(
     kind = _type_of(schema)
     if kind == "object":
         properties = schema.get("properties", {})
+        special = special_arguments(properties, conversation) if name == "arguments" else None
+        if special is not None:
+            return special
         if is_recipe(properties):
             return _fill_recipe(schema, conversation, defs, slot)
         return {
@@ -184,6 +189,8 @@ def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | 
     """A string for ``name``: a place, the whole request, an earlier output, or the topic."""
     field_words = set(re.findall(r"[a-z]+", name.lower()))
     text = conversation.user_text
+    if name == "document" and slot is None:
+        return write_document(text, current_document(conversation.instructions))
     if field_words & _PLACE_FIELDS:
         value = _place(text)
     elif field_words & _ID_FIELDS and _identifier(text):

@@ -40,6 +40,7 @@ from demo_conversation import (
     significant_words,
 )
 from demo_phrases import Phrases, phrases_for, reply_language
+from demo_surfaces import describe_output
 
 __all__ = [
     "Conversation",
@@ -127,10 +128,13 @@ def _pick_tool(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choice
     """
     called = {call.name for call in conversation.calls}
     handed_off = any(name.startswith(_HANDOFF_PREFIX) for name in called)
+    waiting = _waiting(conversation)
     open_tools = [
         tool
         for tool in tools
-        if tool.name not in called and not (handed_off and tool.name.startswith(_HANDOFF_PREFIX))
+        if tool.name not in called
+        and tool.name not in waiting
+        and not (handed_off and tool.name.startswith(_HANDOFF_PREFIX))
     ]
     words = significant_words(conversation.user_text)
     for tool in tools:
@@ -172,6 +176,39 @@ def _prerequisite(
     return _Choice(found, f"{tool.name} works on what {found.name} returns, so {found.name} first")
 
 
+_AFTER = re.compile(r"\bAfter (\w+), always call (\w+)")
+
+
+def _waiting(conversation: Conversation) -> set[str]:
+    """Tools the instructions say to call "After <tool>", while that tool has not answered."""
+    answered = {call.name for call in conversation.answered}
+    return {
+        then for first, then in _AFTER.findall(conversation.instructions) if first not in answered
+    }
+
+
+def _instructed(conversation: Conversation, tools: Sequence[ToolSpec]) -> _Choice | None:
+    """The tool the instructions say to "Always call … when the user asks to <verbs>" (when
+    the user's message has one of the verbs), or "After <tool>, always call …" (once that tool
+    has answered), if it has not been called yet for this user message."""
+    called = {call.name for call in conversation.calls}
+    words = set(re.findall(r"[a-z]+", conversation.user_text.lower()))
+    rules = re.findall(
+        r"\bAlways call (\w+)[^.]*?\bwhen the user asks to ([\w ,]+)", conversation.instructions
+    )
+    for name, verbs in rules:
+        asked = set(re.findall(r"[a-z]+", verbs.lower())) - {"or", "and"}
+        tool = next((t for t in tools if t.name == name and t.name not in called), None)
+        if tool is not None and asked & words:
+            return _Choice(tool, f"My instructions say to call {name} for this")
+    answered = {call.name for call in conversation.answered}
+    for first, then in _AFTER.findall(conversation.instructions):
+        tool = next((t for t in tools if t.name == then and t.name not in called), None)
+        if tool is not None and first in answered:
+            return _Choice(tool, f"My instructions say to call {then} after {first}")
+    return None
+
+
 def _forced(tool_choice: str | None, tools: Sequence[ToolSpec]) -> _Choice | None:
     """The tool a ``tool_choice`` of a tool's name or ``"required"`` makes the model call."""
     named = [tool for tool in tools if tool.name == tool_choice]
@@ -207,7 +244,7 @@ def plan_turn(
         output_schema: JSON schema the final answer must follow, if the agent has one.
         tool_choice: ``"required"`` or a tool's name when the request forces a tool call.
     """
-    choice = _pick_tool(conversation, tools)
+    choice = _pick_tool(conversation, tools) or _instructed(conversation, tools)
     if choice is None or (
         tool_choice not in (None, "required") and choice.tool.name != tool_choice
     ):
@@ -256,6 +293,9 @@ def _excerpt(text: str, limit: int) -> str:
 def _answer_from_outputs(calls: Sequence[PastCall], phrases: Phrases) -> str:
     """One line per tool output: the latest in full (up to a point), earlier ones in brief."""
     lines = [phrases.found] if not phrases.missing_note else [phrases.missing_note, phrases.found]
+    described = describe_output(calls[-1].output or "") if calls else None
+    if described is not None:  # A surface, a failed one, or the page's confirmation.
+        return described
     for position, call in enumerate(calls):
         output = (call.output or "").strip()
         if output == DEFAULT_APPROVAL_REJECTION_MESSAGE:

@@ -13,6 +13,9 @@ from agents import Agent
 from fastapi import FastAPI
 
 from . import (
+    a2ui_dynamic_schema,
+    a2ui_fixed_schema,
+    a2ui_recovery,
     ag_ui_docs_copilot,
     agentic_chat,
     agentic_chat_multimodal,
@@ -23,6 +26,7 @@ from . import (
     dynamic_system_prompt,
     human_in_the_loop,
     human_in_the_loop_approval,
+    predictive_state_updates,
     shared_state,
     subagents,
     subgraphs,
@@ -85,9 +89,17 @@ EXAMPLES: dict[str, Example] = {
             agentic_generative_ui,
             shared_state,
             subgraphs,
+            predictive_state_updates,
+            a2ui_fixed_schema,
+            a2ui_dynamic_schema,
+            a2ui_recovery,
         ),
     )
 }
 
-ALIASES: dict[str, str] = {"v1_agentic_chat": "agentic_chat"}
-"""Other routes for an example: the Dojo's CopilotKit v1 chat page talks to ``agentic_chat``."""
+ALIASES: dict[str, str] = {
+    "v1_agentic_chat": "agentic_chat",
+    "a2ui_advanced": "a2ui_dynamic_schema",
+}
+"""Other routes for an example: the Dojo's CopilotKit v1 chat page talks to ``agentic_chat``,
+its advanced A2UI page to ``a2ui_dynamic_schema``."""

@@ -4,8 +4,10 @@ The model plans a task by calling ``generate_task_steps_generative_ui`` with the
 and the ``{"steps": [{"description", "status": "pending"}]}`` arguments of the AG-UI Dojo's
 fixtures). The tool then carries the steps out one by one, and reports each through the shared
 state (``shared_state().update(steps=...)``): the page's ``state.steps`` list fills in, and each
-step turns ``"completed"`` while the tool is still running, every change streamed as a
-``STATE_SNAPSHOT`` at once. When all are done the model sums up in one sentence.
+step turns ``"completed"`` while the tool is still running, every change streamed at once:
+the first as a ``STATE_SNAPSHOT``, the next ones as ``STATE_DELTA`` patches
+(``state_deltas=True``), each a one-line ``replace`` of a step's status. When all are done
+the model sums up in one sentence.
 """
 
 from __future__ import annotations
@@ -82,5 +84,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="agentic_generative_ui",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        state_deltas=True,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

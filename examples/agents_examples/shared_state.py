@@ -6,7 +6,8 @@ it) and sends it with every request. The agent's instructions are written from t
 every model call, so the model always works on the recipe the person sees. To change the recipe
 the model calls ``updateWorkingMemory`` (the tool name and ``{"memory": {"recipe": {...}}}``
 arguments of the Dojo's fixtures); the tool merges the new recipe into the shared state, and the
-page receives it as a ``STATE_SNAPSHOT`` before the tool's result.
+page receives it before the tool's result: as a ``STATE_SNAPSHOT`` the first time in a run, as a
+``STATE_DELTA`` (an RFC 6902 patch, ``state_deltas=True``) when that is smaller.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from .settings import ExampleSettings
 
-DESCRIPTION = "A recipe shared by the page and the agent (state in, STATE_SNAPSHOT out)."
+DESCRIPTION = "A recipe shared by the page and the agent (state in, snapshot or delta out)."
 TOOL_NAME = "updateWorkingMemory"
 
 SkillLevel = Literal["Beginner", "Intermediate", "Advanced"]
@@ -115,5 +116,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="shared_state",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        state_deltas=True,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

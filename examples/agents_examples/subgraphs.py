@@ -217,5 +217,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="subgraphs",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        state_deltas=True,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

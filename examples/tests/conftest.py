@@ -34,6 +34,8 @@ SLOW_FILES = {
     "test_browser_hitl.py",
     "test_browser_pages.py",
     "test_browser_threads.py",
+    "test_browser_a2ui.py",
+    "test_examples_a2ui_middleware.py",
 }
 SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server", "kept_url"}
 """Fixtures that start Chromium, serve a page or a route to the real clients, or start a

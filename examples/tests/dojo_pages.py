@@ -4,11 +4,20 @@ states and the attachments CopilotKit's chat builds, in the shapes the pages use
 from __future__ import annotations
 
 import base64
+import json
 import struct
 import zlib
 from typing import Any
 
-from ag_ui.core import DataSource, DocumentPart, ImagePart, TextInputContent, Tool, UserMessage
+from ag_ui.core import (
+    Context,
+    DataSource,
+    DocumentPart,
+    ImagePart,
+    TextInputContent,
+    Tool,
+    UserMessage,
+)
 
 CHANGE_BACKGROUND = Tool(
     name="change_background",
@@ -104,3 +113,78 @@ def attachment_parts_json(text: str) -> list[dict[str, Any]]:
     content = attachment_message("m", text).content
     assert isinstance(content, list)
     return [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in content]
+
+
+# --- predictive_state_updates --------------------------------------------------------------------
+
+WRITE_DOCUMENT = Tool(
+    name="write_document",
+    description="Present the proposed changes to the user for review",
+    parameters={
+        "type": "object",
+        "properties": {
+            "document": {
+                "type": "string",
+                "description": "The full updated document in markdown format",
+            }
+        },
+        "required": ["document"],
+    },
+)
+CONFIRM_CHANGES = Tool(
+    name="confirm_changes", description="", parameters={"type": "object", "properties": {}}
+)
+"""The document editor's two frontend tools, both rendered as Confirm / Reject; the second,
+registered without a description or parameters, is the one the agent calls after writing."""
+
+DOCUMENT_STATE: dict[str, Any] = {"document": ""}
+"""The document editor's state before anything is written."""
+
+
+# --- A2UI ----------------------------------------------------------------------------------------
+
+DYNAMIC_CATALOG_ID = "https://a2ui.org/demos/dojo/dynamic_catalog.json"
+A2UI_MARK: dict[str, Any] = {"injectA2UITool": True}
+"""``forwardedProps`` of a request ``@ag-ui/a2ui-middleware`` marked (``injectA2UITool``)."""
+RENDER_A2UI = Tool(
+    name="render_a2ui",
+    description=(
+        "Render a dynamic A2UI v0.9 surface with structured parameters. Follow the A2UI render "
+        "tool usage guide provided in context."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "surfaceId": {"type": "string", "description": "Unique surface identifier."},
+            "components": {"type": "array", "items": {"type": "object"}},
+            "data": {"type": "object"},
+        },
+        "required": ["surfaceId", "components"],
+    },
+)
+"""The client tool the middleware adds to a request it marks."""
+_CARD = {"type": "object", "properties": {"name": {}, "action": {}}}
+A2UI_CONTEXT = [
+    Context(
+        description="A2UI render tool usage guide — how to call render_a2ui with valid arguments.",
+        value='## How to call render_a2ui\n1. The root component must have id "root".',
+    ),
+    Context(
+        description=(
+            "A2UI Component Schema — available components for generating UI surfaces. "
+            "Use these component names and properties when creating A2UI operations."
+        ),
+        value=json.dumps(
+            {
+                "catalogId": DYNAMIC_CATALOG_ID,
+                "components": {
+                    "Row": {"type": "object", "properties": {"children": {}, "gap": {}}},
+                    "HotelCard": _CARD,
+                    "ProductCard": _CARD,
+                    "TeamMemberCard": _CARD,
+                },
+            }
+        ),
+    ),
+]
+"""The context entries the middleware adds: how to call its tool, and the page's catalog."""

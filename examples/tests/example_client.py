@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
+import jsonpatch
 from ag_ui.core import (
     PROTOCOL_VERSION,
     AssistantMessage,
@@ -20,6 +21,7 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
     RunFinishedEvent,
+    StateDeltaEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
     Tool,
@@ -45,8 +47,10 @@ class Chat:
         thread_id: str = "thread-1",
         protocol_version: str | None = PROTOCOL_VERSION,
         state: Any = None,
+        forwarded_props: Any = None,
     ) -> None:
         self.client = client
+        self.forwarded_props = forwarded_props
         self.path = path
         self.tools = list(tools)
         self.context = list(context)
@@ -56,7 +60,7 @@ class Chat:
         self.turns = 0
         self.state: Any = {} if state is None else state
         """The shared state, as a client keeps it: sent with each request, replaced by each
-        STATE_SNAPSHOT."""
+        STATE_SNAPSHOT, patched by each STATE_DELTA."""
 
     def request(self, *new: Message, resume: Sequence[ResumeEntry] | None = None) -> RunAgentInput:
         """The next request: the history so far plus ``new`` messages."""
@@ -67,7 +71,7 @@ class Chat:
             tools=self.tools,
             context=self.context,
             state=self.state,
-            forwarded_props=None,
+            forwarded_props=self.forwarded_props,
             resume=list(resume) if resume else None,
             protocol_version=self.protocol_version,
         )
@@ -120,12 +124,31 @@ class Run:
         """Every STATE_SNAPSHOT of the run, in order."""
         return [e.snapshot for e in self.events if isinstance(e, StateSnapshotEvent)]
 
+    @property
+    def state_kinds(self) -> list[EventType]:
+        """The state events of the run (STATE_SNAPSHOT or STATE_DELTA), in order."""
+        return [e.type for e in self.events if isinstance(e, (StateSnapshotEvent, StateDeltaEvent))]
+
+    def states(self, before: Any) -> list[Any]:
+        """The state a client holds after each state event of the run, starting from
+        ``before``: a STATE_SNAPSHOT replaces it, a STATE_DELTA is applied to it as an RFC 6902
+        JSON Patch (a patch that does not apply fails the test)."""
+        held, seen = before, []
+        for event in self.events:
+            if isinstance(event, StateSnapshotEvent):
+                held = event.snapshot
+            elif isinstance(event, StateDeltaEvent):
+                patch = [op.model_dump(mode="json", by_alias=True) for op in event.delta]
+                held = jsonpatch.apply_patch(held, patch, in_place=False)
+            else:
+                continue
+            seen.append(held)
+        return seen
+
     def state_after(self, before: Any) -> Any:
-        """The state a client holds after this run: the last snapshot (deltas are not used by
-        these examples, so a STATE_DELTA fails here)."""
-        assert not any(e.type == EventType.STATE_DELTA for e in self.events), "apply deltas"
-        snapshots = self.state_snapshots
-        return snapshots[-1] if snapshots else before
+        """The state a client holds after this run."""
+        states = self.states(before)
+        return states[-1] if states else before
 
     @property
     def text(self) -> str:

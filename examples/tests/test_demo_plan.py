@@ -150,3 +150,27 @@ def test_replies_in_the_language_the_instructions_ask_for() -> None:
     ran = PastCall("get_weather", "c1", "Sunny")
     found = plan_turn(Conversation("weather in Paris", instructions, (ran,)), [WEATHER])
     assert found.text == "Esto es lo que encontré:\n- get_weather: Sunny"
+
+
+EMPTY = {"type": "object", "properties": {}}
+
+
+def test_always_call_when_the_user_asks_for_one_of_the_verbs() -> None:
+    tool = ToolSpec("generate_ui", "Design an interface.", EMPTY)
+    rule = "Always call generate_ui (intent 'create') when the user asks to show or compare things."
+    called = plan_turn(Conversation("Compare two hotels", rule), [tool])
+    assert [call.name for call in called.calls] == ["generate_ui"]
+    assert plan_turn(Conversation("Thanks!", rule), [tool]).calls == ()
+    done = (PastCall("generate_ui", "c1", "ok"),)
+    assert plan_turn(Conversation("Compare two hotels", rule, done), [tool]).calls == ()
+
+
+def test_after_a_tool_call_the_one_the_instructions_name() -> None:
+    write = ToolSpec("write_text", "Write the text of a note.", EMPTY)
+    check = ToolSpec("check_text", "Check the text", EMPTY)
+    rule = "After write_text, always call check_text when the page offers it."
+    first = plan_turn(Conversation("Check and write a note", rule), [check, write])
+    assert [call.name for call in first.calls] == ["write_text"]  # check_text waits for it.
+    written = (PastCall("write_text", "c1", "Written."),)
+    second = plan_turn(Conversation("Check and write a note", rule, written), [check, write])
+    assert [call.name for call in second.calls] == ["check_text"]

@@ -208,3 +208,34 @@ def test_state_and_attachments_pass_through_the_runtime(
         for body in sent:
             parts = body["messages"][0]["content"]
             assert parts == SCENARIOS[name]["turns"][0]["user"]
+
+
+@pytest.mark.parametrize("name", ["a2ui_recovery", "predictive_state_updates"])
+def test_a2ui_marks_and_predictive_state_pass_through_the_runtime(
+    upstream: tuple[str, RecordRunBodies], runtime: CopilotRuntimeProcess, name: str
+) -> None:
+    """The runtime forwards the A2UI middleware's marks (forwardedProps, the render tool, the
+    context) to the server, and the PredictState event and the document to the client."""
+    _, recorder = upstream
+    scenario = {
+        "url": runtime.run_url(name),
+        "threadId": f"copilotkit-{name}-marks",
+        **SCENARIOS[name],
+    }
+    seen_before = len(recorder.bodies.get(f"/{name}", []))
+    result = run_client("v0", scenario)
+    assert result["ok"], turn_errors(result)
+    sent = recorder.bodies[f"/{name}"][seen_before:]
+    turns = result["turns"]
+    if name == "a2ui_recovery":
+        for body in sent:
+            assert body["forwardedProps"]["injectA2UITool"] is True
+            assert [tool["name"] for tool in body["tools"]] == ["render_a2ui"]
+            assert len(body["context"]) == 2
+        recovered = [e for e in turns[0]["events"] if e["type"] == "TOOL_CALL_RESULT"]
+        assert "a2ui_operations" in json.loads(recovered[0]["content"])
+    else:
+        names = [e.get("name") for e in turns[0]["events"] if e["type"] == "CUSTOM"]
+        assert names == ["PredictState"]
+        assert turns[0]["state"]["document"].startswith("# Candy Beard the Pirate")
+        assert sent[1]["state"] == turns[0]["state"], "the page sends the document back"

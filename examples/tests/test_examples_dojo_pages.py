@@ -8,6 +8,7 @@ same mock drives them. Over HTTP, for a 1.0 client and for one that sends no
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -26,7 +27,17 @@ from support.scripted import (
 )
 
 from agents_examples import ExampleSettings, agentic_generative_ui
-from dojo_pages import RECIPE_STATE, attachment_message
+from dojo_mock_a2ui import FLIGHTS, HOTELS, STORY, mock_a2ui, operations
+from dojo_pages import (
+    A2UI_CONTEXT,
+    A2UI_MARK,
+    CONFIRM_CHANGES,
+    DOCUMENT_STATE,
+    RECIPE_STATE,
+    RENDER_A2UI,
+    WRITE_DOCUMENT,
+    attachment_message,
+)
 from example_client import Chat, Run
 from server import create_app
 
@@ -75,12 +86,16 @@ def _user_text(item: Mapping[str, Any]) -> str:
 
 
 def mock_openai(call: RecordedCall) -> Turn:
-    """The Dojo mock's rule: a tool result last gets the generic reply, else the first answer
+    """The Dojo mock's rule: a tool result last gets the generic reply, then the A2UI
+    predicates (on the request's tools, the user's words and the prompt), else the first answer
     whose key the last user message contains."""
     if call.input and call.input[-1].get("type") == "function_call_output":
         return Turn([Text(TOOL_RESULT_REPLY)])
     users = [i for i in call.input if i.get("role") == "user"]
     text = _user_text(users[-1]) if users else ""
+    a2ui = mock_a2ui(call, text)
+    if a2ui is not None:
+        return a2ui
     for key, turn in MOCK_ANSWERS.items():
         if key.lower() in text.lower():
             return turn
@@ -141,9 +156,10 @@ async def test_agentic_generative_ui_page(
     monkeypatch.setattr(agentic_generative_ui, "STEP_SECONDS", 0)
     chat = Chat(mocked, "/agentic_generative_ui", protocol_version=protocol_version)
     run = await chat.say("Please make a plan to make brownies")
-    snapshots = run.state_snapshots
-    assert [s["status"] for s in snapshots[0]["steps"]] == ["pending"] * 4
-    assert snapshots[-1]["steps"] == [{**step, "status": "completed"} for step in BROWNIE_STEPS]
+    states = run.states({})
+    assert [s["status"] for s in states[0]["steps"]] == ["pending"] * 4
+    assert states[-1]["steps"] == [{**step, "status": "completed"} for step in BROWNIE_STEPS]
+    assert run.state_kinds == [EventType.STATE_SNAPSHOT] + [EventType.STATE_DELTA] * 4
     assert run.text == TOOL_RESULT_REPLY
     success(run)
 
@@ -161,3 +177,109 @@ async def test_v1_chat_page(mocked: httpx.AsyncClient, protocol_version: str | N
     run = await Chat(mocked, "/v1_agentic_chat/", protocol_version=protocol_version).say("Hello")
     assert run.text == "Hello! How can I help you today?"
     success(run)
+
+
+async def test_predictive_state_page(
+    mocked: httpx.AsyncClient, protocol_version: str | None
+) -> None:
+    def editor(state: dict[str, Any]) -> Chat:
+        tools = [WRITE_DOCUMENT, CONFIRM_CHANGES]
+        return Chat(
+            mocked,
+            "/predictive_state_updates",
+            tools=tools,
+            state=state,
+            protocol_version=protocol_version,
+        )
+
+    chat = editor(DOCUMENT_STATE)
+    run = await chat.say("Write a story about a dragon called Atlantis")
+    assert run.custom("PredictState").value[0]["tool"] == "write_document_local"
+    assert chat.state == {"document": STORY}
+    assert run.text == TOOL_RESULT_REPLY  # The fixtures never call confirm_changes.
+    success(run)
+    chat = editor({"document": STORY})  # The page's editor holds the story.
+    rename = await chat.say("Change dragon name to Lola")
+    assert chat.state == {"document": STORY.replace("Atlantis", "Lola")}
+    success(rename)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "key", "data"),
+    [
+        ("Find flights from SFO to JFK for next Tuesday.", "flights", FLIGHTS),
+        ("Find hotels in downtown Manhattan for next weekend.", "hotels", HOTELS),
+    ],
+)
+async def test_a2ui_fixed_schema_page(
+    mocked: httpx.AsyncClient,
+    protocol_version: str | None,
+    prompt: str,
+    key: str,
+    data: list[dict[str, Any]],
+) -> None:
+    run = await Chat(mocked, "/a2ui_fixed_schema", protocol_version=protocol_version).say(prompt)
+    [(call_id, _, _)] = run.tool_calls
+    ops = operations(run.results[call_id])
+    assert ops["updateDataModel"]["updateDataModel"]["value"] == {key: data}
+    assert run.text == TOOL_RESULT_REPLY
+    success(run)
+
+
+def _marked(client: httpx.AsyncClient, path: str, version: str | None) -> Chat:
+    return Chat(
+        client,
+        path,
+        tools=[RENDER_A2UI],
+        context=A2UI_CONTEXT,
+        forwarded_props=A2UI_MARK,
+        protocol_version=version,
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "prompt", "surface"),
+    [
+        ("/a2ui_dynamic_schema", "Compare 3 hotels in different cities", "hotel-cards"),
+        (
+            "/a2ui_advanced",
+            "Use the generate_a2ui tool to create a product comparison",
+            "product-cards",
+        ),
+        ("/a2ui_advanced", "Use the generate_a2ui tool to create a team directory", "team-cards"),
+    ],
+)
+async def test_a2ui_dynamic_schema_pages(
+    mocked: httpx.AsyncClient, protocol_version: str | None, path: str, prompt: str, surface: str
+) -> None:
+    run = await _marked(mocked, path, protocol_version).say(prompt)
+    [(call_id, name, _)] = run.tool_calls
+    assert name == "generate_a2ui"
+    ops = operations(run.results[call_id])
+    assert ops["createSurface"]["createSurface"]["surfaceId"] == surface
+    assert run.text == TOOL_RESULT_REPLY
+    success(run)
+
+
+async def test_a2ui_recovery_page(
+    mocked: httpx.AsyncClient, model: ScriptedResponsesModel, protocol_version: str | None
+) -> None:
+    recovered = await _marked(mocked, "/a2ui_recovery", protocol_version).say(
+        "Compare 3 luxury hotels with ratings and prices."
+    )
+    [(call_id, _, _)] = recovered.tool_calls
+    components = operations(recovered.results[call_id])["updateComponents"]["updateComponents"]
+    assert [c["id"] for c in components["components"]] == ["root", "card"]
+    renders = [c for c in model.calls if "render_a2ui" in c.tool_names]
+    assert len(renders) == 2 and "Previous attempt was invalid" in (renders[1].instructions or "")
+    assert renders[1].model_settings.tool_choice == "render_a2ui"
+    success(recovered)
+
+    failed = await _marked(mocked, "/a2ui_recovery", protocol_version).say(
+        "Compare 3 broken hotels with ratings and prices."
+    )
+    [(call_id, _, _)] = failed.tool_calls
+    assert json.loads(failed.results[call_id])["code"] == "a2ui_recovery_exhausted"
+    assert len([c for c in model.calls if "render_a2ui" in c.tool_names]) == 2 + 3
+    assert failed.text == TOOL_RESULT_REPLY
+    success(failed)

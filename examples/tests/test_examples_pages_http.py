@@ -181,13 +181,21 @@ async def test_plan_steps_complete_one_by_one_in_the_state(
     assert name == "generate_task_steps_generative_ui"
     assert [step["status"] for step in args["steps"]] == ["pending"] * 4
     descriptions = [step["description"] for step in args["steps"]]
-    snapshots = run.state_snapshots
-    assert len(snapshots) == 5  # All pending, then one more step completed each time.
-    for done, snapshot in enumerate(snapshots):
-        assert [s["description"] for s in snapshot["steps"]] == descriptions
-        statuses = [s["status"] for s in snapshot["steps"]]
+    # A snapshot first, then each completed step as a patch of one status (state_deltas).
+    kinds = [EventType.STATE_SNAPSHOT] + [EventType.STATE_DELTA] * 4
+    assert run.state_kinds == kinds
+    deltas = [e.delta for e in run.events if e.type == EventType.STATE_DELTA]  # type: ignore[attr-defined]
+    assert [[op.model_dump() for op in delta] for delta in deltas] == [
+        [{"op": "replace", "path": f"/steps/{index}/status", "value": "completed"}]
+        for index in range(4)
+    ]
+    states = run.states({})
+    for done, state in enumerate(states):
+        assert [s["description"] for s in state["steps"]] == descriptions
+        statuses = [s["status"] for s in state["steps"]]
         assert statuses == ["completed"] * done + ["pending"] * (4 - done)
-    positions = [i for i, e in enumerate(run.events) if e.type == EventType.STATE_SNAPSHOT]
+    kinds_set = {EventType.STATE_SNAPSHOT, EventType.STATE_DELTA}
+    positions = [i for i, e in enumerate(run.events) if e.type in kinds_set]
     result = next(
         i
         for i, e in enumerate(run.events)
@@ -198,8 +206,8 @@ async def test_plan_steps_complete_one_by_one_in_the_state(
     success(run)
 
     second = await chat.say("Thanks, that is all")
-    assert second.tool_calls == [] and second.state_snapshots == []
-    assert second.input.state == snapshots[-1]  # The page sends its state back.
+    assert second.tool_calls == [] and second.state_kinds == []
+    assert second.input.state == states[-1]  # The page sends its state back.
     success(second)
 
 
@@ -244,9 +252,9 @@ async def test_the_recipe_is_shared_both_ways(
 
 def _active_agents(run: Run) -> list[str]:
     seen: list[str] = []
-    for snapshot in run.state_snapshots:
-        if not seen or seen[-1] != snapshot["active_agent"]:
-            seen.append(snapshot["active_agent"])
+    for state in run.states(run.input.state):
+        if not seen or seen[-1] != state["active_agent"]:
+            seen.append(state["active_agent"])
     return seen
 
 

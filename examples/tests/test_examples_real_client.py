@@ -7,6 +7,7 @@ turn. Skipped when Node is not installed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +15,18 @@ import pytest
 from support.e2e import ensure_node_modules, run_client, serve_app, turn_errors
 
 from agents_examples import ExampleSettings
-from dojo_pages import CHANGE_BACKGROUND, RECIPE_STATE, TRAVEL_STATE, attachment_parts_json
+from dojo_pages import (
+    A2UI_CONTEXT,
+    A2UI_MARK,
+    CHANGE_BACKGROUND,
+    CONFIRM_CHANGES,
+    DOCUMENT_STATE,
+    RECIPE_STATE,
+    RENDER_A2UI,
+    TRAVEL_STATE,
+    WRITE_DOCUMENT,
+    attachment_parts_json,
+)
 from example_client import HAIKU, TASK_STEPS
 from server import create_app
 
@@ -94,6 +106,44 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             {"user": "Book the United flight instead"},
         ],
     },
+    "predictive_state_updates": {
+        "tools": [WRITE_DOCUMENT.model_dump(mode="json"), CONFIRM_CHANGES.model_dump(mode="json")],
+        "state": DOCUMENT_STATE,
+        "turns": [
+            {"user": "Please write a story about a pirate named Candy Beard."},
+            {"toolResult": {"toolName": "confirm_changes", "content": {"accepted": True}}},
+            {"user": "Please add a character named Courage."},
+            {"toolResult": {"toolName": "confirm_changes", "content": {"accepted": False}}},
+        ],
+    },
+    "a2ui_fixed_schema": {
+        "turns": [
+            {"user": "Find flights from SFO to JFK for next Tuesday."},
+            {"user": "Find hotels in downtown Manhattan for next weekend."},
+        ]
+    },
+    **{
+        name: {
+            "tools": [RENDER_A2UI.model_dump(mode="json")],
+            "context": [entry.model_dump(mode="json") for entry in A2UI_CONTEXT],
+            "forwardedProps": A2UI_MARK,
+            "turns": turns,
+        }
+        for name, turns in {
+            "a2ui_dynamic_schema": [
+                {"user": "Compare 3 luxury hotels in different cities with ratings and prices."},
+                {"user": "Show a team of 4 people with their roles and departments."},
+            ],
+            "a2ui_advanced": [
+                {"user": "Use the generate_a2ui tool to create a product comparison of 3 phones"}
+            ],
+            "a2ui_recovery": [
+                {"user": "Compare 3 luxury hotels with ratings and prices."},
+                {"user": "Compare 3 broken hotels with ratings and prices."},
+                {"user": "Thanks, tell me in words instead"},
+            ],
+        }.items()
+    },
     "ag_ui_docs_copilot": {
         "turns": [
             {"user": "What does the README say about examples?"},
@@ -106,6 +156,16 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 # What each Dojo page looks for, as the real client delivered it: per turn, the names of the
 # tool calls it renders, and the CUSTOM events it listens for.
 TOOL_NAMES: dict[str, list[list[str]]] = {
+    "predictive_state_updates": [
+        ["write_document_local", "confirm_changes"],
+        [],
+        ["write_document_local", "confirm_changes"],
+        [],
+    ],
+    "a2ui_fixed_schema": [["search_flights"], ["search_hotels"]],
+    "a2ui_dynamic_schema": [["generate_a2ui"], ["generate_a2ui"]],
+    "a2ui_advanced": [["generate_a2ui"]],
+    "a2ui_recovery": [["generate_a2ui"], ["generate_a2ui"], []],
     "subagents": [["research_topic", "write_prose", "critique_draft"], []],
     "ag_ui_docs_copilot": [
         ["read_ag_ui_openai_agents_docs"],
@@ -182,10 +242,12 @@ def _check_multimodal(turns: list[dict[str, Any]]) -> None:
 
 
 def _check_generative_ui(turns: list[dict[str, Any]]) -> None:
-    """The client's state holds the five steps, all completed."""
+    """The client's state holds the five steps, all completed: it applied the snapshot and the
+    five patches that completed them."""
     steps = turns[0]["state"]["steps"]
     assert [step["status"] for step in steps] == ["completed"] * 5
-    assert _types(turns[0]).count("STATE_SNAPSHOT") == 6
+    assert _types(turns[0]).count("STATE_SNAPSHOT") == 1
+    assert _types(turns[0]).count("STATE_DELTA") == 5
     assert turns[1]["request"]["state"] == turns[0]["state"]
 
 
@@ -204,7 +266,40 @@ def _check_subgraphs(turns: list[dict[str, Any]]) -> None:
     assert turns[0]["state"]["active_agent"] == "supervisor"
 
 
+def _check_document(turns: list[dict[str, Any]]) -> None:
+    """The client's state holds the document written by the call CopilotKit was told about
+    (PredictState), and the edited one after; the rejection went back as the page sends it."""
+    predicted = [e for e in turns[0]["events"] if e["type"] == "CUSTOM"]
+    assert [e["name"] for e in predicted] == ["PredictState"]
+    assert turns[0]["state"]["document"].startswith("# Candy Beard the Pirate")
+    assert "a stranger named Courage arrived" in turns[2]["state"]["document"]
+    assert _text(turns[3]["events"]).startswith("You rejected the changes")
+
+
+def _results(turn: dict[str, Any]) -> list[str]:
+    return [
+        e["content"]
+        for e in turn["events"]
+        if e["type"] == "TOOL_CALL_RESULT" and "subagentRunId" not in e
+    ]
+
+
+def _check_surfaces(turns: list[dict[str, Any]]) -> None:
+    """Every surface tool's result is an A2UI envelope (or, for the broken hotels, the failure
+    one), and the chat went on."""
+    for turn in turns:
+        for content in _results(turn):
+            parsed = json.loads(content)
+            assert "a2ui_operations" in parsed or parsed["code"] == "a2ui_recovery_exhausted"
+    assert _text(turns[-1]["events"])
+
+
 PAGE_CHECKS = {
+    "predictive_state_updates": _check_document,
+    "a2ui_fixed_schema": _check_surfaces,
+    "a2ui_dynamic_schema": _check_surfaces,
+    "a2ui_advanced": _check_surfaces,
+    "a2ui_recovery": _check_surfaces,
     "agentic_chat_reasoning": _check_reasoning,
     "agentic_chat_multimodal": _check_multimodal,
     "agentic_generative_ui": _check_generative_ui,

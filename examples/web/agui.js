@@ -3,6 +3,8 @@
 // (messages by id, tool results after their call, history replaced by MESSAGES_SNAPSHOT).
 // No DOM here: the page renders what this module keeps.
 
+import { notePrediction, predictState } from "./predict.js";
+
 export const PROTOCOL_VERSION = "1.0";
 
 export function newId(prefix) {
@@ -153,10 +155,11 @@ function stripNullSubagent(message) {
 
 // The client side of one conversation with one example route.
 export class Conversation {
-  constructor({ url, tools = [], context = [], threadId = newId("thread") }) {
+  constructor({ url, tools = [], context = [], forwardedProps = {}, threadId = newId("thread") }) {
     this.url = url;
     this.tools = tools;
     this.context = context;
+    this.forwardedProps = forwardedProps;
     this.threadId = threadId;
     this.messages = [];
     this.state = {};
@@ -211,7 +214,7 @@ export class Conversation {
       messages: this.messages.filter((m) => m.role !== "activity").map(stripNullSubagent),
       tools: this.tools,
       context: this.context,
-      forwardedProps: {},
+      forwardedProps: structuredClone(this.forwardedProps),
     };
     if (resume !== undefined) body.resume = resume;
     return body;
@@ -456,6 +459,7 @@ const HANDLERS = {
   TOOL_CALL_ARGS: (c, r, e) => {
     const call = c.findToolCall(e.toolCallId);
     if (call) call.function.arguments += e.delta;
+    if (call) predictState(c, r, call);
   },
   TOOL_CALL_END: close("toolCallId"),
   TOOL_CALL_CHUNK: chunk("tool"),
@@ -469,7 +473,10 @@ const HANDLERS = {
   ACTIVITY_DELTA: activityDelta,
   STEP_STARTED: stepStarted,
   STEP_FINISHED: stepFinished,
-  CUSTOM: (c, r, e) => r.custom.push({ name: e.name, value: e.value, position: r.events.length }),
+  CUSTOM: (c, r, e) => {
+    r.custom.push({ name: e.name, value: e.value, position: r.events.length });
+    notePrediction(r, e);
+  },
   SUBAGENT_STARTED: subagentStarted,
   SUBAGENT_FINISHED: subagentEnded("finished"),
   SUBAGENT_ERROR: subagentEnded("error"),

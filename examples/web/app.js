@@ -35,7 +35,7 @@ function conversation() {
   if (!page.conversations.has(example.name)) {
     const config = pageConfig(example.name);
     const kept = example.keeps_threads ? localStorage.getItem(threadKey(example.name)) : null;
-    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, ...(kept ? { threadId: kept } : {}) });
+    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, forwardedProps: config.forwardedProps, ...(kept ? { threadId: kept } : {}) });
     if (example.keeps_threads) localStorage.setItem(threadKey(example.name), chat.threadId);
     chat.state = structuredClone(config.state); // The state the example's page starts from.
     chat.restore = kept !== null; // ask the server for the thread once, on first show
@@ -78,6 +78,12 @@ function buildView(chat) {
           (runId === undefined || s.runId === runId),
       ),
     answerTool: (call, content) => answerTool(chat, call, content),
+    state: () => chat.state,
+    setState: (state) => {
+      chat.state = state;
+    },
+    sendAction: (action) => sendAction(chat, action),
+    stateBefore: (callId) => chat.runs.find((run) => run.startedToolCalls.includes(callId))?.request.state,
   };
   return view;
 }
@@ -352,6 +358,18 @@ function autoAnswer(chat) {
   startRun(chat);
 }
 
+// A click on an A2UI surface, reported as @ag-ui/a2ui-middleware reports it: a
+// `log_a2ui_event` call with the action and its result in the history, then a new run.
+function sendAction(chat, action) {
+  if (chat.running) return;
+  const callId = newId("action");
+  const args = JSON.stringify(action);
+  chat.messages.push({ id: newId("assistant"), role: "assistant", content: "", toolCalls: [{ id: callId, type: "function", function: { name: "log_a2ui_event", arguments: args } }] });
+  const said = `User performed action "${action.name}" on surface "${action.surfaceId}" (component: ${action.sourceComponentId}). Context: ${JSON.stringify(action.context)}`;
+  chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: callId, content: said });
+  startRun(chat);
+}
+
 function answerTool(chat, call, content) {
   chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content });
   if (chat.pendingToolCalls().length === 0) startRun(chat);
@@ -420,8 +438,10 @@ function selectExample(name) {
   $("#context").value = chat.context.length ? pretty(chat.context) : "";
   $("#context-panel").open = chat.context.length > 0;
   page.attachments.setEnabled(config.attachments);
-  const tools = config.tools.map((tool) => tool.name);
-  $("#example-tools").textContent = tools.length ? `The page answers: ${tools.join(", ")}` : "";
+  const marked = config.forwardedProps.injectA2UITool === true;
+  const tools = config.tools.map((tool) => tool.name).filter((name) => !(marked && name === "render_a2ui"));
+  const notes = [tools.length ? `The page answers: ${tools.join(", ")}` : "", marked ? "Requests marked as @ag-ui/a2ui-middleware marks them." : ""];
+  $("#example-tools").textContent = notes.filter(Boolean).join(" ");
   const prompt = $("#suggested");
   prompt.replaceChildren();
   if (config.prompt) {

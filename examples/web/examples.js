@@ -48,6 +48,54 @@ export const CHANGE_BACKGROUND_TOOL = {
   },
 };
 
+// The document editor's frontend tools: both are drawn as Confirm / Reject.
+export const CONFIRM_CHANGES_TOOL = {
+  name: "confirm_changes",
+  description: "Ask the user to accept or reject the changes write_document_local made to the document.",
+  parameters: { type: "object", properties: {} },
+};
+
+export const WRITE_DOCUMENT_TOOL = {
+  name: "write_document",
+  description: "Present the proposed changes to the user for review",
+  parameters: {
+    type: "object",
+    properties: { document: { type: "string", description: "The full updated document in markdown format" } },
+    required: ["document"],
+  },
+};
+
+// What @ag-ui/a2ui-middleware (injectA2UITool) adds to each request of the A2UI pages: the
+// flag, its render tool, how to call it and the components the page can draw.
+export const A2UI_MARKS = {
+  forwardedProps: { injectA2UITool: true },
+  tools: [
+    {
+      name: "render_a2ui",
+      description: "Render a dynamic A2UI v0.9 surface with structured parameters. Follow the A2UI render tool usage guide provided in context.",
+      parameters: {
+        type: "object",
+        properties: { surfaceId: { type: "string" }, components: { type: "array", items: { type: "object" } }, data: { type: "object" } },
+        required: ["surfaceId", "components"],
+      },
+    },
+  ],
+  context: [
+    { description: "A2UI render tool usage guide — how to call render_a2ui with valid arguments.", value: 'The root component must have id "root"; repeat a card over a data list with {"componentId", "path"} children.' },
+    {
+      description: "A2UI Component Schema — available components for generating UI surfaces. Use these component names and properties when creating A2UI operations.",
+      value: JSON.stringify({
+        components: {
+          Row: { properties: { children: {}, gap: { type: "number" } } },
+          HotelCard: { properties: { name: {}, location: {}, rating: {}, pricePerNight: {}, action: {} } },
+          ProductCard: { properties: { name: {}, price: {}, rating: {}, description: {}, action: {} } },
+          TeamMemberCard: { properties: { name: {}, role: {}, department: {}, email: {}, action: {} } },
+        },
+      }),
+    },
+  ],
+};
+
 // The states the Dojo's pages start from.
 export const RECIPE_STATE = {
   recipe: {
@@ -79,6 +127,14 @@ export const PAGE_EXAMPLES = {
   agentic_generative_ui: { prompt: "Please build a plan to go to mars in 5 steps." },
   shared_state: { prompt: "Create a delicious Italian pasta recipe.", state: RECIPE_STATE },
   subgraphs: { prompt: "Plan a trip to San Francisco", state: TRAVEL_STATE },
+  predictive_state_updates: {
+    prompt: "Please write a story about a pirate named Candy Beard.",
+    tools: [WRITE_DOCUMENT_TOOL, CONFIRM_CHANGES_TOOL],
+    state: { document: "" },
+  },
+  a2ui_fixed_schema: { prompt: "Find flights from SFO to JFK for next Tuesday." },
+  a2ui_dynamic_schema: { prompt: "Compare 3 luxury hotels in different cities with ratings and prices.", ...A2UI_MARKS },
+  a2ui_recovery: { prompt: "Compare 3 luxury hotels with ratings and prices.", ...A2UI_MARKS },
   dynamic_system_prompt: {
     prompt: "Who am I?",
     context: [
@@ -96,5 +152,6 @@ export function pageConfig(name) {
     context: known.context ?? [],
     state: known.state ?? {},
     attachments: known.attachments ?? false,
+    forwardedProps: known.forwardedProps ?? {},
   };
 }

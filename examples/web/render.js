@@ -2,6 +2,7 @@
 // one card per run (steps, custom events, usage, outcome). Rebuilt on each change; the open
 // or closed state a person gave a collapsible block is remembered by key.
 
+import { a2uiResultView } from "./a2ui.js";
 import { attachmentViews } from "./attachments.js";
 import { markdownBlock } from "./markdown.js";
 import { toolStatus } from "./statuses.js";
@@ -133,19 +134,49 @@ function reviewedSteps(steps, result) {
   );
 }
 
+// The document editor's confirmation (confirm_changes, or the page's own write_document): the
+// document is already in the state (predicted while it was written); Confirm keeps it, Reject
+// puts back the document the run started from. The answer is {"accepted": true | false}.
+function confirmChanges(call, view) {
+  const result = view.results.get(call.id);
+  if (result) {
+    const accepted = parseJson(result.content).value?.accepted === true;
+    return h("p", { class: `confirm-result ${accepted ? "accepted" : "rejected"}` }, accepted ? "✓ Accepted" : "✗ Rejected");
+  }
+  if (!view.pendingIds.has(call.id)) return null;
+  const reject = () => {
+    view.setState({ ...view.state(), document: view.stateBefore(call.id)?.document ?? "" });
+    view.answerTool(call, JSON.stringify({ accepted: false }));
+  };
+  return h(
+    "div",
+    { class: "frontend-tool confirm-changes", role: "group", "aria-label": "Confirm changes" },
+    h("p", {}, "Do you want to accept the changes to the document?"),
+    h("div", { class: "buttons" },
+      h("button", { type: "button", class: "secondary", onclick: reject }, "Reject"),
+      h("button", { type: "button", onclick: () => view.answerTool(call, JSON.stringify({ accepted: true })) }, "Confirm"),
+    ),
+  );
+}
+
 const RESULT_CARDS = { get_weather: weatherCard };
-const ARGUMENT_CARDS = { generate_haiku: haikuCard, generate_task_steps: stepsReview };
+const ARGUMENT_CARDS = {
+  generate_haiku: haikuCard,
+  generate_task_steps: stepsReview,
+  confirm_changes: confirmChanges,
+  write_document: confirmChanges,
+};
 
 function toolCallCard(call, view) {
   const result = view.results.get(call.id);
   const name = call.function.name;
   const card = ARGUMENT_CARDS[name]?.(call, view);
-  const resultCard = result ? RESULT_CARDS[name]?.(result.content) : null;
+  const resultCard = result ? (RESULT_CARDS[name]?.(result.content) ?? a2uiResultView(result.content, view.sendAction)) : null;
   return h(
     "div",
     { class: "tool-call", "data-tool": name, "data-call-id": call.id, role: "group", "aria-label": `Tool call ${name}` },
     h("div", { class: "tool-head" }, h("span", { class: "tool-name" }, name), h("span", { class: "tool-status" }, toolStatus(call, result, view))),
-    collapsible(`args:${call.id}`, "Arguments", argumentsView(call), { defaultOpen: !card }),
+    collapsible(`args:${call.id}`, "Arguments", argumentsView(call), { defaultOpen: !card && !resultCard }),
     card,
     resultCard,
     result
@@ -277,6 +308,7 @@ export function runCard(run, index, view) {
     view.orphanSubagents(null, run.runId).map((subagent) => subagentPanel(subagent, view)),
     run.result !== undefined ? h("div", { class: "run-result" }, `Result: ${JSON.stringify(run.result)}`) : null,
     run.usage?.length ? h("ul", { class: "usage", "aria-label": "Usage" }, usageText(run.usage).map((line) => h("li", {}, line))) : null,
+    run.predicted ? h("div", { class: "run-predicted" }, `PredictState: the state followed ${run.predicted} chunks of the arguments as they streamed`) : null,
     run.patchError ? h("div", { class: "run-error" }, run.patchError) : null,
   );
 }

@@ -1,7 +1,9 @@
 // Drawings of the shared state for the examples that keep one: the recipe of shared_state, the
-// plan of agentic_generative_ui and the itinerary of subgraphs. Each is drawn from whatever the
+// plan of agentic_generative_ui, the itinerary of subgraphs and the document of
+// predictive_state_updates. Each is drawn from whatever the
 // state holds now (after every STATE_SNAPSHOT and STATE_DELTA); the raw JSON stays below it.
 
+import { markdownBlock } from "./markdown.js";
 import { h } from "./render.js";
 
 const list = (value) => (Array.isArray(value) ? value : []);
@@ -71,6 +73,16 @@ function itinerary(state) {
   );
 }
 
+// The document of predictive_state_updates, as Markdown (sanitised like assistant text).
+function documentView(document) {
+  return h(
+    "section",
+    { class: "state-card document", "aria-label": "Document" },
+    h("h3", {}, "Document"),
+    document.trim() ? markdownBlock(document) : h("p", { class: "hint" }, "Nothing written yet."),
+  );
+}
+
 // The drawings that fit the state, or nothing for a state none of them knows.
 export function stateViews(state) {
   if (!state || typeof state !== "object" || Array.isArray(state)) return [];
@@ -78,5 +90,6 @@ export function stateViews(state) {
   if (state.recipe && typeof state.recipe === "object") views.push(recipeCard(state.recipe));
   if (Array.isArray(state.steps) && state.steps.length) views.push(planProgress(state.steps));
   if ("itinerary" in state || "active_agent" in state) views.push(itinerary(state));
+  if (typeof state.document === "string") views.push(documentView(state.document));
   return views;
 }
