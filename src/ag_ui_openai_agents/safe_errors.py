@@ -6,8 +6,10 @@ hold anything (a path, a query, an upstream error quoting an API key), so the wr
 HTTP helpers pass every stream through :func:`without_error_details`: the RUN_ERROR that ends a
 failed run keeps a message the application chose, loses one that is the exception's text, and
 gets the code :data:`AGENT_ERROR_CODE`. The exception itself still reaches the caller (and so
-the server's log). The package's own :class:`UnresumableApprovalError`, whose text the package
-wrote for the client (which approval cannot be resumed, and why), keeps its RUN_ERROR.
+the server's log). The package's own errors whose text it wrote for the client keep it:
+:class:`UnresumableApprovalError` (which approval cannot be resumed, and why) and
+:class:`ResumeLimitError` (which limit a request passed, code ``RESUME_LIMIT``), raised where
+the translator recipe calls ``resume_tool_calls`` inside the stream.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from ag_ui.core import BaseEvent, RunErrorEvent
 
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
+from ag_ui_openai_agents.approvals.limits import ResumeLimitError
 
 __all__ = [
     "AGENT_ERROR_CODE",
@@ -43,6 +46,8 @@ def safe_run_error(event: RunErrorEvent | None, exc: BaseException) -> RunErrorE
     ``event`` is the RUN_ERROR the run sent (None: it sent none). Its message stays when the
     application chose it; the exception's own text becomes :data:`AGENT_ERROR_MESSAGE`.
     """
+    if isinstance(exc, ResumeLimitError):  # its text names the limit and the count only
+        return RunErrorEvent(message=str(exc), code=exc.code)
     if event is not None and isinstance(exc, UnresumableApprovalError):
         return event
     message = AGENT_ERROR_MESSAGE

@@ -43,6 +43,7 @@ from ag_ui_openai_agents import (
     resume_tool_calls,
 )
 from ag_ui_openai_agents.agent import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE
+from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE
 from ag_ui_openai_agents.server.limits import RequestLimitMiddleware
 from ag_ui_openai_agents.server.logs import PACKAGE_LOGGER, RunIdsFilter
 from ag_ui_openai_agents.server.shutdown import ServerShutdown
@@ -482,3 +483,28 @@ async def test_ids_from_the_client_cannot_forge_log_lines(
     assert not [line for line in lines if line.startswith("CRITICAL")]
     assert not [line for line in lines if "forged" in line and "thread=thread\\n" not in line]
     assert any("thread=thread\\nCRITICAL" in line and "\\u2028" in line for line in lines)
+
+
+@APPS
+@KINDS
+async def test_a_resume_over_the_limits_names_the_limit_on_both_paths(
+    make_app: Any, pre_1_0: bool
+) -> None:
+    """``ResumeLimitError`` is the package's own text for the client: a route written by hand
+    around ``resume_tool_calls`` sends it as the shortcut does, code ``RESUME_LIMIT``."""
+    app = make_app(
+        Agent(name="assistant"), config(provider=LeakingProvider()), max_request_bytes=65536
+    )
+    entries = [
+        {"interruptId": f"call-{n}", "status": "resolved", "payload": {"approved": True}}
+        for n in range(101)
+    ]
+    request = body(pre_1_0=pre_1_0, resume=entries)
+
+    async with asgi_client(app) as client:
+        response = await client.post("/agent", json=request)
+
+    end = checked(response.text, request)[-1]
+    assert isinstance(end, RunErrorEvent)
+    assert end.code == RESUME_LIMIT_CODE
+    assert "101 resume entries" in end.message and "100" in end.message

@@ -3,6 +3,8 @@ and on a real server's socket) and 422s that echo only a short prefix of the inp
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from agents import Agent, RunConfig
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI, Request
 
 from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.server.limits import (
@@ -294,3 +296,31 @@ async def test_the_middleware_caps_only_the_paths_it_is_given(
     events = parse_sse(streamed.text)
     check_stream(events, pre_1_0=protocol_version is None)
     assert events[-1].type.value == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize("protocol_version", ["1.0", None])
+async def test_a_dependency_that_reads_the_body_leaves_it_to_the_route(
+    protocol_version: str | None,
+) -> None:
+    """A signature check that reads the body itself (``await request.body()``) runs before the
+    route, which then takes the same body rather than wait for one that never comes."""
+    seen: list[bytes] = []
+
+    async def check_signature(request: Request) -> None:
+        seen.append(await request.body())
+
+    model = ScriptedResponsesModel([Turn([Text("Signed and read.")])])
+    app = make_app(model, dependencies=[Depends(check_signature)], max_request_bytes=LIMIT)
+    sent = body(protocolVersion=protocol_version)
+    too_large = body("x" * (2 * LIMIT), protocolVersion=protocol_version)
+
+    async with asgi(app) as client:
+        response = await asyncio.wait_for(client.post("/agent", json=sent), timeout=30)
+        refused = await asyncio.wait_for(client.post("/agent", json=too_large), timeout=30)
+
+    assert response.status_code == 200
+    events = parse_sse(response.text)
+    check_stream(events, pre_1_0=protocol_version is None)
+    assert events[-1].type.value == "RUN_FINISHED"
+    assert json.loads(seen[0]) == sent
+    assert refused.status_code == 413  # the cap holds for a body a dependency read

@@ -23,6 +23,7 @@ from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
@@ -115,6 +116,23 @@ async def _read_body(receive: Receive, limit: int | None) -> bytes | None:
     return b"".join(chunks)
 
 
+async def _read_request_body(request: Request, limit: int | None) -> bytes | None:
+    """The body through ``request.stream()``, or None as soon as more than ``limit`` bytes
+    came in. The stream gives the body a dependency already read (``await request.body()``,
+    a signature check say) as it is; a client that goes away mid-body ends it early."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if limit is not None and size > limit:
+                return None
+            chunks.append(chunk)
+    except ClientDisconnect:
+        pass
+    return b"".join(chunks)
+
+
 async def read_run_input(
     request: Request, max_request_bytes: int | None
 ) -> RunAgentInput | Response:
@@ -125,7 +143,7 @@ async def read_run_input(
     declared = _declared_length(request.headers)
     if max_request_bytes is not None and (declared or 0) > max_request_bytes:
         return too_large(max_request_bytes)
-    body = await _read_body(request.receive, max_request_bytes)
+    body = await _read_request_body(request, max_request_bytes)
     if body is None:
         assert max_request_bytes is not None
         return too_large(max_request_bytes)
