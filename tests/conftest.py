@@ -55,6 +55,8 @@ SLOW_TESTS = {
     "test_reliability_faults.py::test_the_client_dropping_the_http_stream_at_every_event",
     "outbound/test_engine.py::test_one_hundred_concurrent_runs_on_one_translator_do_not_mix",
     "approvals/test_approval_signed_fuzz.py::test_the_requests_drawn_reach_every_outcome",
+    # Worker processes started together on one new SQLite file.
+    "threads/test_sqlite_store.py::test_worker_processes_starting_on_a_new_file_all_succeed",
 }
 """Tests (``file::name`` relative to ``tests/``, any parameters) that are slow on their own."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -61,3 +63,33 @@ def test_settings_are_checked(tmp_path: Path) -> None:
     for bad in ({"max_messages": 0}, {"expire_after": 0}, {"lock_ttl": 0}, {"lock_wait": -1}):
         with pytest.raises(ValueError):
             SQLiteThreadStore(tmp_path / "t.db", **bad)
+
+
+async def test_the_first_calls_on_a_new_file_all_succeed(tmp_path: Path) -> None:
+    """Many requests at once on a store whose file does not exist yet (a fresh deployment's
+    first requests): none fails while the file is switched to WAL."""
+    for trial in range(30):
+        store = SQLiteThreadStore(tmp_path / f"fresh-{trial}.db")
+        results = await asyncio.gather(
+            *(store.load(f"thread-{n}") for n in range(30)), return_exceptions=True
+        )
+        assert [r for r in results if isinstance(r, BaseException)] == []
+
+
+def test_worker_processes_starting_on_a_new_file_all_succeed(tmp_path: Path) -> None:
+    """Four processes, as ``uvicorn --workers 4`` starts them, each making their first call on
+    the same new file at once."""
+    script = (
+        "import asyncio, sys\n"
+        "from ag_ui_openai_agents.threads import SQLiteThreadStore\n"
+        "store = SQLiteThreadStore(sys.argv[1])\n"
+        "asyncio.run(store.load('thread-1'))\n"
+    )
+    for trial in range(5):
+        path = tmp_path / f"shared-{trial}.db"
+        workers = [
+            subprocess.Popen([sys.executable, "-c", script, str(path)], stderr=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        errors = [w.communicate(timeout=120)[1].decode() for w in workers]
+        assert [w.returncode for w in workers] == [0] * 4, errors

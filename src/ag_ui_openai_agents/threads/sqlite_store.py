@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,8 @@ CREATE TABLE IF NOT EXISTS agui_thread_locks (
 );
 """
 _BUSY_TIMEOUT = 30.0
+_SETUP_ATTEMPTS = 40
+"""Tries of the WAL switch while another process holds the new file (about 40 s in all)."""
 
 
 class SQLiteThreadStore:
@@ -68,6 +71,7 @@ class SQLiteThreadStore:
         self.path = Path(path)
         self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
         self._ready = False
+        self._setup = threading.Lock()
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"
@@ -110,9 +114,7 @@ class SQLiteThreadStore:
         db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
         try:
             if not self._ready:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(_SCHEMA)
-                self._ready = True
+                self._prepare(db)
             db.execute("BEGIN IMMEDIATE")
             try:
                 value = work(db)
@@ -123,6 +125,27 @@ class SQLiteThreadStore:
             return value
         finally:
             db.close()
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        """Switch the file to WAL and create the tables, once per store object.
+
+        The journal-mode switch takes the whole file and does not wait on the busy timeout:
+        the first calls of this process wait for each other here, and a switch another
+        process holds (workers starting together on a new file) is tried again.
+        """
+        with self._setup:
+            if self._ready:
+                return
+            for attempt in range(1, _SETUP_ATTEMPTS + 1):
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.executescript(_SCHEMA)
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or attempt == _SETUP_ATTEMPTS:
+                        raise
+                    time.sleep(0.05 * attempt)
+            self._ready = True
 
     def _load(self, db: sqlite3.Connection, key: str) -> str | None:
         row = db.execute(
