@@ -7,7 +7,7 @@ Open http://localhost:8031 for a page that tries every example in the browser.
 
 Settings come from the environment, after loading ``.env`` if there is one. Without
 ``OPENAI_API_KEY`` every example runs on the offline demo model, so the server works with no
-network and no account. The examples served by ``OpenAIAgentsAgent`` keep their threads on the
+network and no account. The examples that say so (``KEEPS_THREADS``) keep their threads on the
 server: in the SQLite file ``AG_UI_THREADS_DB`` (``threads.db``), or in Redis when
 ``REDIS_URL`` names a server; the page restores a conversation after a reload.
 """

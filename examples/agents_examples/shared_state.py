@@ -27,6 +27,8 @@ from pydantic import BaseModel, Field
 from .settings import ExampleSettings
 
 DESCRIPTION = "A recipe shared by the page and the agent (state in, snapshot or delta out)."
+KEEPS_THREADS = True
+"""With a thread store the server keeps the thread, the shared recipe included."""
 TOOL_NAME = "updateWorkingMemory"
 
 SkillLevel = Literal["Beginner", "Intermediate", "Advanced"]
@@ -117,5 +119,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         description=DESCRIPTION,
         run_config=settings.run_config,
         state_deltas=True,
+        threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

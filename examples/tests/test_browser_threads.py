@@ -113,3 +113,24 @@ def test_a_reload_restores_a_frontend_tool_waiting_for_the_user(kept: PageSessio
     reply = kept.transcript().locator(".message.assistant .text").last.text_content() or ""
     assert answer["content"] in reply
     assert kept.page.get_by_role("button", name="Send").is_enabled()
+
+
+def test_a_reload_restores_the_shared_recipe(kept: PageSession) -> None:
+    """The shared_state example keeps its thread: the recipe the agent wrote comes back with
+    the conversation after a reload, from the server's store."""
+    kept.open("shared_state")
+    kept.say("Create a delicious Italian pasta recipe.")
+    kept.wait_for_runs(1)
+    recipe = kept.page.get_by_role("region", name="Recipe")
+    recipe.get_by_role("heading", name="Garlic Tomato Pasta").wait_for()
+    before = kept.transcript().locator(".message .text").all_text_contents()
+
+    reload(kept)
+
+    asked = kept.runs[-1]
+    assert asked["messages"] == [] and "resume" not in asked
+    recipe = kept.page.get_by_role("region", name="Recipe")
+    recipe.get_by_role("heading", name="Garlic Tomato Pasta").wait_for()
+    assert state_of(kept)["recipe"]["title"] == "Garlic Tomato Pasta"
+    assert kept.transcript().locator(".message .text").all_text_contents() == before
+    kept.shot("recipe-restored")

@@ -36,7 +36,8 @@ function conversation() {
     const config = pageConfig(example.name);
     const kept = example.keeps_threads ? localStorage.getItem(threadKey(example.name)) : null;
     const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, forwardedProps: config.forwardedProps, ...(kept ? { threadId: kept } : {}) });
-    if (example.keeps_threads) localStorage.setItem(threadKey(example.name), chat.threadId);
+    // Kept from the first run on: a thread never sent is unknown to the server.
+    chat.keptAs = example.keeps_threads ? threadKey(example.name) : null;
     chat.state = structuredClone(config.state); // The state the example's page starts from.
     chat.restore = kept !== null; // ask the server for the thread once, on first show
     page.conversations.set(example.name, chat);
@@ -336,6 +337,7 @@ function logEvent(entry, index, label) {
 // ---- actions -----------------------------------------------------------------------------
 
 async function startRun(chat, options = {}) {
+  if (chat.keptAs) localStorage.setItem(chat.keptAs, chat.threadId);
   chat.controller = new AbortController();
   page.pageError = null;
   const onChange = () => {
