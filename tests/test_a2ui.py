@@ -120,7 +120,12 @@ def test_the_capabilities_name_the_generating_tool() -> None:
 
     custom: Any = wrapper_for(agent, a2ui=A2UI()).capabilities().custom
     assert custom["a2ui"] == {"generate_tool": "generate_a2ui"}
-    assert "a2ui" not in (wrapper_for(agent).capabilities().custom or {})
+    # Its render call is a subagent: the document says which requests see it stream.
+    assert custom["subagent_events"] == "1.0"
+    opted_in = wrapper_for(agent, a2ui=A2UI(), subagents_for_pre_1_0_clients=True)
+    assert (opted_in.capabilities().custom or {})["subagent_events"] == "all"
+    plain: Any = wrapper_for(agent).capabilities().custom or {}
+    assert "a2ui" not in plain and "subagent_events" not in plain
 
 
 def test_a_request_is_marked_by_the_middlewares_flag() -> None:

@@ -142,7 +142,10 @@ def agent_capabilities(
             approve_with_edits=approvals,
         ),
         custom=_custom(
-            subagents_for_pre_1_0_clients if subagents else None, predictive_state, a2ui_tool
+            # The A2UI render call streams as a subagent too.
+            subagents_for_pre_1_0_clients if subagents or a2ui_tool else None,
+            predictive_state,
+            a2ui_tool,
         ),
     )
 
