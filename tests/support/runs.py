@@ -65,28 +65,15 @@ _TYPE_ONLY = {"RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT"}
 _NOT_PAYLOAD = {"type", "timestamp", "raw_event", "role"}
 
 
-@dataclass
-class AguiRun:
-    """What one translated run produced."""
+class RunEvents:
+    """Accessors over a run's ``events``, for the classes that hold one run."""
 
     events: list[BaseEvent]
-    """Every AG-UI event, in order (already checked by ``check_stream``)."""
-    model: ScriptedResponsesModel | None
-    """The scripted model the run used (None for replayed streams)."""
-    result: RunResultStreaming | None
-    """The SDK result object (None for replayed streams)."""
-    error: BaseException | None = None
-    """The exception ``to_agui`` re-raised, if any."""
 
     @property
     def types(self) -> list[str]:
         """The event types, in order."""
         return [event.type.value for event in self.events]
-
-    @property
-    def brief(self) -> list[tuple[Any, ...]]:
-        """The events as short tuples (see :func:`brief`)."""
-        return brief(self.events)
 
     def of(self, cls: type[E]) -> list[E]:
         """Every event of class ``cls``."""
@@ -114,6 +101,25 @@ class AguiRun:
     def snapshot(self) -> list[Message]:
         """The messages of the single MESSAGES_SNAPSHOT."""
         return self.one(MessagesSnapshotEvent).messages
+
+
+@dataclass
+class AguiRun(RunEvents):
+    """What one translated run produced."""
+
+    events: list[BaseEvent]
+    """Every AG-UI event, in order (already checked by ``check_stream``)."""
+    model: ScriptedResponsesModel | None
+    """The scripted model the run used (None for replayed streams)."""
+    result: RunResultStreaming | None
+    """The SDK result object (None for replayed streams)."""
+    error: BaseException | None = None
+    """The exception ``to_agui`` re-raised, if any."""
+
+    @property
+    def brief(self) -> list[tuple[Any, ...]]:
+        """The events as short tuples (see :func:`brief`)."""
+        return brief(self.events)
 
 
 def of_type(events: Iterable[BaseEvent], cls: type[E]) -> list[E]:

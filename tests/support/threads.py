@@ -22,8 +22,6 @@ from ag_ui.core import (
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
-    RunErrorEvent,
-    RunFinishedEvent,
     RunFinishedInterruptOutcome,
     StateSnapshotEvent,
     TextMessageContentEvent,
@@ -36,6 +34,7 @@ from agents.tool_context import ToolContext
 from ag_ui_openai_agents import OpenAIAgentsAgent
 from ag_ui_openai_agents.threads import ThreadStore
 from support.invariants import check_stream
+from support.runs import RunEvents
 from support.scripted import (
     Call,
     RecordedCall,
@@ -114,33 +113,12 @@ def shop() -> Shop:
 
 
 @dataclass
-class Run:
+class Run(RunEvents):
     """One request and the events that answered it (checked)."""
 
     request: RunAgentInput
     events: list[BaseEvent]
     error: BaseException | None = None
-
-    @property
-    def types(self) -> list[str]:
-        return [event.type.value for event in self.events]
-
-    @property
-    def snapshot(self) -> list[Message]:
-        (snapshot,) = [e for e in self.events if isinstance(e, MessagesSnapshotEvent)]
-        return snapshot.messages
-
-    @property
-    def finished(self) -> RunFinishedEvent:
-        last = self.events[-1]
-        assert isinstance(last, RunFinishedEvent), f"the run ended with {last.type.value}"
-        return last
-
-    @property
-    def run_error(self) -> RunErrorEvent:
-        last = self.events[-1]
-        assert isinstance(last, RunErrorEvent), f"the run ended with {last.type.value}"
-        return last
 
     @property
     def interrupts(self) -> list[Interrupt]:
