@@ -61,5 +61,7 @@ for (const text of scenario.turns) {
   turns.push({ ok: error === null && finished, error, request: requests.at(-1) ?? null, events });
   if (error !== null) break;
 }
-process.stdout.write(JSON.stringify({ ok: turns.every((turn) => turn.ok), turns }) + "\n");
-process.exit(turns.every((turn) => turn.ok) ? 0 : 1);
+// Exit only once the report is written: a pipe takes 64 KiB at a time, and exiting earlier
+// cuts a longer report short.
+const ok = turns.every((turn) => turn.ok);
+process.stdout.write(JSON.stringify({ ok, turns }) + "\n", () => process.exit(ok ? 0 : 1));
