@@ -8,7 +8,7 @@ import pytest
 from ag_ui.core import BaseEvent, StateDeltaEvent, StateSnapshotEvent, ToolCallResultEvent
 from agents import Agent, function_tool, set_tracing_disabled
 
-from ag_ui_openai_agents import shared_state
+from ag_ui_openai_agents import StateUpdates, shared_state
 from support.http import wrapper_for
 from support.invariants import client_states
 from support.runs import request
@@ -61,7 +61,7 @@ async def test_changes_after_the_first_snapshot_stream_as_deltas(version: str | 
     agent = Agent(name="planner", tools=[complete_step, rename_plan])
     run_input = request(state=PLAN, protocol_version=version)
 
-    events, state = await run_with_state(agent, run_input, turns(), state_deltas=True)
+    events, state = await run_with_state(agent, run_input, turns(), state=StateUpdates(deltas=True))
 
     # The first change is a snapshot (the client holds none from this run yet); the next two
     # are small patches of a larger state.
@@ -89,7 +89,10 @@ async def test_the_client_ends_with_the_same_states_as_with_snapshots_only(
     agent = Agent(name="planner", tools=[complete_step, rename_plan])
 
     with_deltas, _ = await run_with_state(
-        agent, request(state=PLAN, protocol_version=version), turns(), state_deltas=True
+        agent,
+        request(state=PLAN, protocol_version=version),
+        turns(),
+        state=StateUpdates(deltas=True),
     )
     snapshots_only, _ = await run_with_state(
         agent, request(state=PLAN, protocol_version=version), turns()
@@ -110,7 +113,7 @@ async def test_an_initial_state_snapshot_is_what_the_first_delta_patches(
         agent,
         run_input,
         [Turn([Call("complete_step", {"index": 2})]), Turn([Text("Done.")])],
-        state_deltas=True,
+        state=StateUpdates(deltas=True),
         initial_state=PLAN,
     )
 
@@ -138,7 +141,7 @@ async def test_a_change_that_undoes_itself_sends_nothing(version: str | None) ->
             Turn([Call("touch")]),
             Turn([Text("Done.")]),
         ],
-        state_deltas=True,
+        state=StateUpdates(deltas=True),
     )
 
     # The second tool's change is folded before it is sent: equal to what the client holds.
@@ -151,7 +154,8 @@ async def test_the_served_wrapper_streams_deltas_when_asked(version: str | None)
     agent = Agent(name="planner", tools=[complete_step, rename_plan])
 
     events = await post_run(
-        wrapper_for(agent, model, state_deltas=True), request(state=PLAN, protocol_version=version)
+        wrapper_for(agent, model, state=StateUpdates(deltas=True)),
+        request(state=PLAN, protocol_version=version),
     )
     plain = await post_run(
         wrapper_for(agent, ScriptedResponsesModel(turns())),
@@ -168,5 +172,5 @@ async def test_the_served_wrapper_streams_deltas_when_asked(version: str | None)
 def test_the_capabilities_say_whether_deltas_are_sent() -> None:
     agent: Agent[Any] = Agent(name="planner")
 
-    assert wrapper_for(agent, state_deltas=True).capabilities().state.deltas is True
+    assert wrapper_for(agent, state=StateUpdates(deltas=True)).capabilities().state.deltas is True
     assert wrapper_for(agent).capabilities().state.deltas is False

@@ -12,7 +12,12 @@ from agents import Agent, function_tool, set_tracing_disabled
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from ag_ui_openai_agents import PredictState, add_openai_agents_fastapi_endpoint, shared_state
+from ag_ui_openai_agents import (
+    PredictState,
+    StateUpdates,
+    add_openai_agents_fastapi_endpoint,
+    shared_state,
+)
 from ag_ui_openai_agents.a2ui import A2UI
 from support.copilotkit import ensure_copilotkit, serve_copilot_runtime
 from support.e2e import (
@@ -91,8 +96,7 @@ def build_app() -> FastAPI:
     planner = wrapper_for(
         Agent(name="planner", tools=[write_plan, rename]),
         plan_model,
-        state_deltas=True,
-        predictive_state=[PredictState("steps", "write_plan", "steps")],
+        state=StateUpdates(deltas=True, predictive=[PredictState("steps", "write_plan", "steps")]),
     )
     a2ui_model = ScriptedResponsesModel(
         [

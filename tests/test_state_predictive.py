@@ -14,6 +14,7 @@ from ag_ui_openai_agents import (
     AGUITranslator,
     PredictState,
     SharedState,
+    StateUpdates,
     shared_state,
     use_shared_state,
 )
@@ -58,7 +59,7 @@ async def test_the_prediction_comes_before_the_call_and_the_value_before_its_end
     run_input = request(state={"document": ""}, protocol_version=version)
 
     events, state = await run_with_state(
-        agent, run_input, story_turns(), predictive_state=[DOCUMENT]
+        agent, run_input, story_turns(), state=StateUpdates(predictive=[DOCUMENT])
     )
 
     predictions = [e for e in events if isinstance(e, CustomEvent)]
@@ -94,7 +95,10 @@ async def test_each_call_of_a_declared_tool_is_announced_and_others_are_not(
     ]
 
     events, state = await run_with_state(
-        agent, request(state={}, protocol_version=version), turns, predictive_state=[DOCUMENT]
+        agent,
+        request(state={}, protocol_version=version),
+        turns,
+        state=StateUpdates(predictive=[DOCUMENT]),
     )
 
     before_start = [
@@ -131,7 +135,7 @@ async def test_a_client_tool_is_predicted_and_its_arguments_kept_while_it_is_pen
             [Turn([Call("write_document", {"document": STORY}, chunks=3)])],
             translator=translator,
             shared_state=state,
-            predictive_state=[prediction],
+            state=StateUpdates(predictive=[prediction]),
         )
 
     names = [e.type.value for e in run.events]
@@ -159,7 +163,7 @@ async def test_without_an_argument_the_whole_arguments_object_is_predicted(
         Agent(name="chef", tools=[set_recipe]),
         request(state={"recipe": {}}, protocol_version=version),
         [Turn([Call("set_recipe", {"title": "Soup", "minutes": 20})]), Turn([Text("ok")])],
-        predictive_state=[prediction],
+        state=StateUpdates(predictive=[prediction]),
     )
 
     custom = next(e for e in events if isinstance(e, CustomEvent))
@@ -181,8 +185,9 @@ async def test_a_tool_that_writes_the_state_itself_sends_the_same_value_once(
         Agent(name="writer", tools=[write_and_store]),
         request(state={"document": "", "notes": "x" * 200}, protocol_version=version),
         [Turn([Call("write_and_store", {"document": STORY}, chunks=3)]), Turn([Text("ok")])],
-        predictive_state=[PredictState("document", "write_and_store", "document")],
-        state_deltas=True,
+        state=StateUpdates(
+            deltas=True, predictive=[PredictState("document", "write_and_store", "document")]
+        ),
     )
 
     states = [e.type.value for e in events if e.type.value.startswith("STATE_")]
@@ -198,7 +203,7 @@ async def test_without_a_shared_state_the_prediction_is_only_announced(
         Agent(name="writer", tools=[write_document_local]),
         request(protocol_version=version),
         story_turns(),
-        predictive_state=[DOCUMENT],
+        state=StateUpdates(predictive=[DOCUMENT]),
     )
 
     names = [e.type.value for e in run.events]
@@ -211,7 +216,9 @@ async def test_the_served_wrapper_predicts_and_says_so_in_its_capabilities(
     version: str | None,
 ) -> None:
     agent = Agent(name="writer", tools=[write_document_local])
-    wrapper = wrapper_for(agent, ScriptedResponsesModel(story_turns()), predictive_state=[DOCUMENT])
+    wrapper = wrapper_for(
+        agent, ScriptedResponsesModel(story_turns()), state=StateUpdates(predictive=[DOCUMENT])
+    )
 
     events = await post_run(wrapper, request(state={"document": ""}, protocol_version=version))
 

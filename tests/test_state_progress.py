@@ -17,7 +17,13 @@ from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
 from agents import Agent, function_tool, set_tracing_disabled
 from pydantic import BaseModel
 
-from ag_ui_openai_agents import AGUITranslator, SharedState, shared_state, use_shared_state
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    SharedState,
+    StateUpdates,
+    shared_state,
+    use_shared_state,
+)
 from support.http import wrapper_for
 from support.invariants import check_stream, client_states
 from support.runs import request
@@ -114,7 +120,9 @@ async def test_each_step_reaches_the_client_while_the_tool_still_works(
         result, _ = run_streamed(
             plan_agent(gate), translator.to_openai(run_input).messages, turns=turns()
         )
-    stream = translator.to_agui(result, run_input, shared_state=state, state_deltas=deltas)
+    stream = translator.to_agui(
+        result, run_input, shared_state=state, state=StateUpdates(deltas=deltas)
+    )
 
     events = await asyncio.wait_for(read_releasing(stream, gate), timeout=WAIT)
 
@@ -125,7 +133,9 @@ async def test_each_step_reaches_the_client_while_the_tool_still_works(
 @pytest.mark.parametrize("version", KINDS)
 async def test_the_wrapper_streams_the_progress_of_its_tools_too(version: str | None) -> None:
     gate = Gate()
-    wrapper = wrapper_for(plan_agent(gate), ScriptedResponsesModel(turns()), state_deltas=True)
+    wrapper = wrapper_for(
+        plan_agent(gate), ScriptedResponsesModel(turns()), state=StateUpdates(deltas=True)
+    )
     run_input = request(state={}, protocol_version=version)
 
     events = await asyncio.wait_for(

@@ -6,7 +6,7 @@ fixtures). The tool then carries the steps out one by one, and reports each thro
 state (``shared_state().update(steps=...)``): the page's ``state.steps`` list fills in, and each
 step turns ``"completed"`` while the tool is still running, every change streamed at once:
 the first as a ``STATE_SNAPSHOT``, the next ones as ``STATE_DELTA`` patches
-(``state_deltas=True``), each a one-line ``replace`` of a step's status. When all are done
+(``state=StateUpdates(deltas=True)``), each a one-line ``replace`` of a step's status. When all are done
 the model sums up in one sentence.
 """
 
@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from ag_ui_openai_agents import (
     OpenAIAgentsAgent,
+    StateUpdates,
     add_openai_agents_fastapi_endpoint,
     shared_state,
 )
@@ -84,6 +85,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="agentic_generative_ui",
         description=DESCRIPTION,
         run_config=settings.run_config,
-        state_deltas=True,
+        state=StateUpdates(deltas=True),
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

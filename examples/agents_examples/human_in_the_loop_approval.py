@@ -34,6 +34,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_openai_agents import (
     AGUITranslator,
+    Approvals,
     ApprovalSigner,
     OpenAIAgentsAgent,
     add_openai_agents_fastapi_endpoint,
@@ -96,7 +97,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
             name="human_in_the_loop_approval",
             description=DESCRIPTION,
             run_config=settings.run_config,
-            approval_signer=signer,
+            approvals=Approvals(signer=signer),
             threads=settings.threads,
         )
         add_openai_agents_fastapi_endpoint(app, wrapped, path)
@@ -109,7 +110,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
             # Answer the paused calls this request decides: approved ones run now. The result
             # carries the signer, so to_agui signs this run's new interrupts with it.
             resumed = await resume_tool_calls(
-                agent, body, run_config=settings.run_config, signer=signer
+                agent, body, run_config=settings.run_config, approvals=Approvals(signer=signer)
             )
             # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
             run = None

@@ -24,6 +24,7 @@ from typing import Any
 from ag_ui_openai_agents import (
     OpenAIAgentsAgent,
     PredictState,
+    StateUpdates,
     add_openai_agents_fastapi_endpoint,
     shared_state,
 )
@@ -93,7 +94,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="predictive_state_updates",
         description=DESCRIPTION,
         run_config=settings.run_config,
-        state_deltas=True,
-        predictive_state=PREDICTIONS,
+        state=StateUpdates(deltas=True, predictive=PREDICTIONS),
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

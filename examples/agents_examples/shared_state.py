@@ -7,7 +7,7 @@ every model call, so the model always works on the recipe the person sees. To ch
 the model calls ``updateWorkingMemory`` (the tool name and ``{"memory": {"recipe": {...}}}``
 arguments of the Dojo's fixtures); the tool merges the new recipe into the shared state, and the
 page receives it before the tool's result: as a ``STATE_SNAPSHOT`` the first time in a run, as a
-``STATE_DELTA`` (an RFC 6902 patch, ``state_deltas=True``) when that is smaller.
+``STATE_DELTA`` (an RFC 6902 patch, ``state=StateUpdates(deltas=True)``) when that is smaller.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from ag_ui_openai_agents import (
     OpenAIAgentsAgent,
+    StateUpdates,
     add_openai_agents_fastapi_endpoint,
     shared_state,
 )
@@ -118,7 +119,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="shared_state",
         description=DESCRIPTION,
         run_config=settings.run_config,
-        state_deltas=True,
+        state=StateUpdates(deltas=True),
         threads=settings.threads,  # kept on the server when the settings name a store
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

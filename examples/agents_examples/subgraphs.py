@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from ag_ui_openai_agents import (
     OpenAIAgentsAgent,
+    StateUpdates,
     add_openai_agents_fastapi_endpoint,
     shared_state,
     subagent_events,
@@ -217,6 +218,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="subgraphs",
         description=DESCRIPTION,
         run_config=settings.run_config,
-        state_deltas=True,
+        state=StateUpdates(deltas=True),
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -8,23 +8,31 @@ The engine classes behind the translator, to subclass, are in :mod:`ag_ui_openai
 
 from ag_ui_openai_agents.agent import OpenAIAgentsAgent
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
+from ag_ui_openai_agents.approvals.limits import ResumeLimits
+from ag_ui_openai_agents.approvals.options import ApprovalRequest, Approvals
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
+from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.server.endpoint import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.state import PredictState, SharedState, shared_state, use_shared_state
 from ag_ui_openai_agents.subagents import subagent_events
 from ag_ui_openai_agents.translator import AGUITranslator
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AGUITranslator",
+    "ApprovalRequest",
     "ApprovalSigner",
+    "Approvals",
     "OpenAIAgentsAgent",
     "PredictState",
+    "ResumeLimits",
     "ResumedToolCalls",
     "SharedState",
+    "StateUpdates",
+    "Subagents",
     "TranslatedInput",
     "UnresumableApprovalError",
     "__version__",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -28,25 +28,23 @@ from agents import Agent, RunConfig, Runner
 from agents.run_context import RunContextWrapper
 
 from ag_ui_openai_agents.a2ui import A2UI
-from ag_ui_openai_agents.approvals.limits import ResumeLimitError, ResumeLimits
+from ag_ui_openai_agents.approvals.limits import ResumeLimitError
+from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
-from ag_ui_openai_agents.approvals.signing import (
-    APPROVAL_SECRET_ENV,
-    ApprovalSigner,
-    signer_from_env,
-)
+from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities, has_approval_tools
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
+from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.safe_errors import (
     AGENT_ERROR_CODE,
     AGENT_ERROR_MESSAGE,
     exception_text,
     without_error_details,
 )
-from ag_ui_openai_agents.state import PredictState, SharedState, use_shared_state
+from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
-from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
+from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, RunOptions, Source
 
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
@@ -60,31 +58,31 @@ _unsigned_warning = {"given": False}
 """Whether this process has warned about unsigned approvals (once per process)."""
 
 
-def _approval_signer(
-    agent: Agent[Any], given: ApprovalSigner | None, unsigned: bool
-) -> ApprovalSigner | None:
-    """The wrapper's signer: the one given, else ``AG_UI_APPROVAL_SECRET``'s, else None.
+def _approval_settings(agent: Agent[Any], given: Approvals | None) -> Approvals:
+    """The wrapper's approval settings: the signer given, else ``AG_UI_APPROVAL_SECRET``'s.
 
     Unsigned approvals of gated tools are warned about once per process, unless ``unsigned``
-    says they are meant; ``unsigned`` with a signer or a secret is a contradiction.
+    says they are meant; ``unsigned`` with the secret variable set is a contradiction.
     """
-    if unsigned:
-        if given is not None:
-            raise ValueError("unsigned_approvals=True cannot be combined with approval_signer")
-        if signer_from_env() is not None:
-            raise ValueError(f"unsigned_approvals=True contradicts {APPROVAL_SECRET_ENV}")
-        return None
-    signer = given if given is not None else signer_from_env()
-    if signer is None and not _unsigned_warning["given"] and has_approval_tools(agent):
+    approvals = given or Approvals()
+    from_env = signer_from_env()
+    if approvals.unsigned:
+        if from_env is not None:
+            raise ValueError(f"Approvals(unsigned=True) contradicts {APPROVAL_SECRET_ENV}")
+        return approvals
+    if approvals.signer is None and from_env is not None:
+        return dataclasses.replace(approvals, signer=from_env)
+    if approvals.signer is None and not _unsigned_warning["given"] and has_approval_tools(agent):
         _unsigned_warning["given"] = True
         logger.warning(
             "Agent %r has tools that need approval, but approvals are not signed: any client "
-            "can approve a tool call it wrote itself. Set %s or pass approval_signer= "
-            "(or unsigned_approvals=True to accept this). Warned once per process.",
+            "can approve a tool call it wrote itself. Set %s or pass "
+            "approvals=Approvals(signer=...) (or Approvals(unsigned=True) to accept this). "
+            "Warned once per process.",
             agent.name,
             APPROVAL_SECRET_ENV,
         )
-    return signer
+    return approvals
 
 
 def _with_context_block(instructions: Any, block: str) -> Callable[..., Any]:
@@ -111,7 +109,6 @@ class OpenAIAgentsAgent:
         name: str | None = None,
         description: str | None = None,
         run_config: RunConfig | None = None,
-        context: Any = None,
         initial_state: Source[Any] = None,
         final_state: Source[Any] = None,
         start_custom_event: Source[Any] = None,
@@ -119,61 +116,45 @@ class OpenAIAgentsAgent:
         emit_messages_snapshot: bool = True,
         emit_run_error: bool = True,
         run_error_message: str | None = None,
+        context: Any = None,
         context_in_instructions: bool = True,
         translator: AGUITranslator | None = None,
-        approval_signer: ApprovalSigner | None = None,
-        unsigned_approvals: bool = False,
-        resume_limits: ResumeLimits | None = None,
-        subagents_for_pre_1_0_clients: bool = False,
-        state_deltas: bool = False,
-        predictive_state: Sequence[PredictState] = (),
-        a2ui: A2UI | None = None,
-        expose_error_details: bool = False,
+        approvals: Approvals | None = None,
         threads: ThreadStore | None = None,
         thread_key: ThreadKey | None = None,
+        state: StateUpdates | None = None,
+        a2ui: A2UI | None = None,
+        subagents: Subagents | None = None,
+        expose_error_details: bool = False,
     ) -> None:
         """Wrap ``agent``.
 
-        ``context`` is the SDK context for every run (a value, or a function of the request);
-        when it is None the request's AG-UI context list is passed instead. The lifecycle
-        options are those of :meth:`AGUITranslator.to_agui`.
+        The seven lifecycle options are those of :class:`Lifecycle` (``to_agui``'s).
+        ``context`` is the SDK context for every run: a value, or a function
+        ``context(run_input, request)`` of the request (``request`` is the HTTP request, None
+        without one); when it is None the request's AG-UI context list is passed instead.
 
         Exception text never reaches the client: the RUN_ERROR of a failed run carries
         ``run_error_message`` (or :data:`AGENT_ERROR_MESSAGE`) and the code
         :data:`AGENT_ERROR_CODE`, and the exception is raised again for the server's log.
-        ``expose_error_details=True`` sends the exception's text and class name instead (as
-        ``to_agui`` does without ``run_error_message``): for development only.
+        ``expose_error_details=True`` sends the exception's text and class name instead: for
+        development only.
 
-        ``approval_signer`` signs the approval interrupts of every run and makes every approval
-        prove it answers one of them (``ApprovalSigner.from_secret(secret, max_age)``); the same
-        signer serves the pause and the resume. When it is None the wrapper builds one from
-        ``AG_UI_APPROVAL_SECRET`` (comma-separated secrets, the first signs) if that variable is
-        set (set but empty or blank: ``ValueError``). With neither, approvals are unsigned and a
-        warning is logged once per process when the agent has approval-gated tools;
-        ``unsigned_approvals=True`` says unsigned approvals are meant and silences it (it
-        cannot be combined with a signer or the variable).
+        Each capability beyond that is one keyword holding one object (docs/wrapper.md):
 
-        ``resume_limits`` caps the resume entries and open tool calls of a request
-        (``ResumeLimits()``: 100 each); a request over it ends with RUN_ERROR ``RESUME_LIMIT``.
-
-        ``subagents_for_pre_1_0_clients`` streams agents used as tools as subagents to requests
-        without ``protocolVersion`` too; leave it False unless every such client accepts
-        ``SUBAGENT_*`` events (``@ag-ui/client`` 0.0.59, CopilotKit 1.75), see
-        :meth:`AGUITranslator.to_agui`.
-
-        ``state_deltas`` and ``predictive_state`` are ``to_agui``'s options of the same names
-        (STATE_DELTA when smaller than a snapshot; ``PredictState`` declarations), and the
-        capabilities document says so.
-
-        ``a2ui`` (:class:`~ag_ui_openai_agents.a2ui.A2UI`) serves the requests the A2UI
-        middleware marks (``injectA2UITool``): their render tool is replaced by a
-        ``generate_a2ui`` tool.
-
-        ``threads`` keeps every thread on the server (``SQLiteThreadStore``,
-        ``RedisThreadStore``): its history is then the truth, and a request with nothing new is
-        answered from the store (docs/threads.md). ``thread_key(run_input, request)`` returns
-        the store key of a request's thread (scope it by your authenticated user); without it
-        the key is the client's thread id, which must then be unguessable.
+        - ``approvals`` (:class:`Approvals`): signing, edits, limits and the ``authorize``
+          hook of approval-gated tools. Without a signer the wrapper signs with
+          ``AG_UI_APPROVAL_SECRET`` when it is set; with neither, a warning is logged once per
+          process when the agent has gated tools, unless ``Approvals(unsigned=True)``.
+        - ``threads`` (a :class:`ThreadStore`) keeps every thread on the server, under the key
+          ``thread_key(thread_id, request)`` returns (required: scope it by your authenticated
+          user; ``single_user_threads`` says a server has one user), always within this
+          wrapper's ``name``, so agents sharing a store never share a thread.
+        - ``state`` (:class:`StateUpdates`): deltas and predictive-state declarations.
+        - ``a2ui`` (:class:`~ag_ui_openai_agents.a2ui.A2UI`): serves the requests the A2UI
+          middleware marks.
+        - ``subagents`` (:class:`Subagents`): which clients see agents used as tools as
+          subagents.
         """
         self.agent = agent
         self.name = name or agent.name
@@ -188,24 +169,25 @@ class OpenAIAgentsAgent:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
-            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
-            state_deltas=state_deltas,
-            predictive_state=tuple(predictive_state),
         )
         """The lifecycle options every run is translated with."""
         self.context_in_instructions = context_in_instructions
         self.translator = translator or AGUITranslator()
-        self.approval_signer = _approval_signer(agent, approval_signer, unsigned_approvals)
-        """Signs and checks approvals; None when approvals are not signed."""
+        self.approvals = _approval_settings(agent, approvals)
+        """The approval settings, with the signer the wrapper resolved (None: unsigned)."""
+        self.state = state or StateUpdates()
+        """How state changes stream."""
+        self.subagents = subagents or Subagents()
+        """Who sees agents used as tools as subagents."""
         self.a2ui = a2ui
         """Serves the requests the A2UI middleware marks; None when not served."""
-        self.resume_limits = resume_limits or ResumeLimits()
-        """The caps on what one request may ask the resume to match."""
         self.expose_error_details = expose_error_details
         """Whether a failed run's RUN_ERROR may carry the exception's text."""
         if threads is not None and not emit_messages_snapshot:
             raise ValueError("threads are stored from MESSAGES_SNAPSHOT: keep it emitted")
-        self.threads = ThreadRuns(threads, thread_key) if threads is not None else None
+        self.threads = (
+            ThreadRuns(threads, thread_key, scope=self.name) if threads is not None else None
+        )
         """Runs of the threads kept on the server; None when the wrapper is stateless."""
 
     def capabilities(self) -> AgentCapabilities:
@@ -214,9 +196,9 @@ class OpenAIAgentsAgent:
             self.agent,
             name=self.name,
             description=self.description,
-            subagents_for_pre_1_0_clients=self.lifecycle.subagents_for_pre_1_0_clients,
-            state_deltas=self.lifecycle.state_deltas,
-            predictive_state=self.lifecycle.predictive_state,
+            subagents=self.subagents,
+            state=self.state,
+            approvals=self.approvals,
             a2ui_tool=self.a2ui.tool_name if self.a2ui is not None else None,
             persistent_state=self.threads is not None,
         )
@@ -230,14 +212,18 @@ class OpenAIAgentsAgent:
         request when there is one, goes to ``thread_key``); otherwise the request is the truth.
         """
         if self.threads is None:
-            stream = self._run_stateless(run_input)
+            stream = self._run_stateless(run_input, request)
         else:
-            stream = self.threads.run(run_input, request, self._run_stateless)
+            stream = self.threads.run(
+                run_input, request, lambda trusted, key: self._run_stateless(trusted, request, key)
+            )
         async with aclosing(stream):
             async for event in stream:
                 yield event
 
-    async def _run_stateless(self, run_input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    async def _run_stateless(
+        self, run_input: RunAgentInput, request: Any, thread_key: str | None = None
+    ) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request taken as the truth.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
@@ -246,7 +232,7 @@ class OpenAIAgentsAgent:
         state = SharedState(run_input.state)
         try:
             with use_shared_state(state):
-                events, resumed = await self._start(run_input)
+                events, resumed = await self._start(run_input, request, thread_key)
         except ResumeLimitError as exc:
             logger.warning("AG-UI run %r refused: %s", run_input.run_id[:80], exc)
             yield self._run_started(run_input)
@@ -260,8 +246,14 @@ class OpenAIAgentsAgent:
             if self.lifecycle.emit_run_error:
                 yield self._setup_error(exc)
             raise
-        options = dataclasses.replace(self.lifecycle, resumed=resumed, shared_state=state)
-        stream = self.translator.to_agui(events, resumed.run_input, **options.keywords())
+        options = RunOptions(
+            self.lifecycle,
+            resumed=resumed,
+            shared_state=state,
+            state=self.state,
+            subagents=self.subagents,
+        )
+        stream = self.translator.stream(events, resumed.run_input, options)
         if not self.expose_error_details:
             stream = without_error_details(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
@@ -285,10 +277,12 @@ class OpenAIAgentsAgent:
         message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
         return RunErrorEvent(message=message, code=AGENT_ERROR_CODE)
 
-    async def _start(self, run_input: RunAgentInput) -> tuple[Any, ResumedToolCalls]:
+    async def _start(
+        self, run_input: RunAgentInput, request: Any, thread_key: str | None
+    ) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
         run_config = self.run_config
-        context = self._sdk_context(run_input)
+        context = self._sdk_context(run_input, request)
         if context is None:
             context = list(run_input.context or [])
         resumed = await resume_tool_calls(
@@ -296,8 +290,9 @@ class OpenAIAgentsAgent:
             run_input,
             context=context,
             run_config=run_config,
-            signer=self.approval_signer,
-            limits=self.resume_limits,
+            approvals=self.approvals,
+            request=request,
+            thread_key=thread_key,
         )
         if resumed.open_interrupts:
             return None, resumed
@@ -311,9 +306,9 @@ class OpenAIAgentsAgent:
         )
         return result, resumed
 
-    def _sdk_context(self, run_input: RunAgentInput) -> Any:
+    def _sdk_context(self, run_input: RunAgentInput, request: Any) -> Any:
         if callable(self.context):
-            return self.context(run_input)
+            return self.context(run_input, request)
         return self.context
 
     def _request_agent(self, translated: TranslatedInput) -> Agent[Any]:

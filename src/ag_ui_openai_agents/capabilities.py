@@ -22,7 +22,9 @@ from ag_ui.core import (
 from agents import Agent, FunctionTool
 
 from ag_ui_openai_agents import _sdk
+from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.tools import handoff_targets
+from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES
 from ag_ui_openai_agents.state import PredictState
 from ag_ui_openai_agents.subagents import streams_as_subagent
@@ -49,7 +51,15 @@ def _needs_approval(tool: Any) -> bool:
 def has_approval_tools(agent: Agent[Any]) -> bool:
     """Whether ``agent`` or an agent reachable through its handoffs has a static tool that may
     pause for approval (``needs_approval`` true or a callable policy)."""
-    return any(_needs_approval(t) for a in _reachable(agent) for t in a.tools)
+    return bool(_gated_tool_names(agent))
+
+
+def _gated_tool_names(agent: Agent[Any]) -> set[str]:
+    """The names of the static tools of ``agent`` (and of the agents it hands off to) that may
+    pause for approval."""
+    return {
+        getattr(t, "name", "") for a in _reachable(agent) for t in a.tools if _needs_approval(t)
+    }
 
 
 def _tool(tool: FunctionTool) -> Tool:
@@ -81,9 +91,9 @@ def agent_capabilities(
     *,
     name: str | None = None,
     description: str | None = None,
-    subagents_for_pre_1_0_clients: bool = False,
-    state_deltas: bool = False,
-    predictive_state: Sequence[PredictState] = (),
+    subagents: Subagents | None = None,
+    state: StateUpdates | None = None,
+    approvals: Approvals | None = None,
     a2ui_tool: str | None = None,
     persistent_state: bool = False,
 ) -> AgentCapabilities:
@@ -94,14 +104,18 @@ def agent_capabilities(
     event carries them, the tool that generates A2UI surfaces (for requests the A2UI
     middleware marks) under ``custom["a2ui"]``, and which requests get the ``SUBAGENT_*``
     events under ``custom["subagent_events"]`` ("1.0", or "all" with
-    ``subagents_for_pre_1_0_clients``). ``persistent_state``: threads (their state included)
-    are kept on the server."""
+    ``Subagents(pre_1_0_clients=True)``). ``approveWithEdits`` is true when a gated tool is
+    among those ``approvals`` makes editable. ``persistent_state``: threads (their state
+    included) are kept on the server."""
+    subagent_settings = subagents or Subagents()
+    state_settings = state or StateUpdates()
     # A tool switched off with ``is_enabled=False`` is never offered to the model.
     tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
-    approvals = has_approval_tools(agent)
+    gated = _gated_tool_names(agent)
+    editable = approvals is not None and any(approvals.may_edit(name) for name in gated)
     settings = agent.model_settings
     includes = [str(i) for i in (settings.response_include or [])] if settings else []
-    subagents = _subagents(agent)
+    streamed = _subagents(agent)
     return AgentCapabilities(
         identity=IdentityCapabilities(
             name=name or agent.name,
@@ -116,13 +130,15 @@ def agent_capabilities(
             client_provided=True,
         ),
         state=StateCapabilities(
-            snapshots=True, deltas=state_deltas, persistent_state=persistent_state or None
+            snapshots=True,
+            deltas=state_settings.deltas,
+            persistent_state=persistent_state or None,
         ),
         multi_agent=MultiAgentCapabilities(
-            supported=bool(agent.handoffs or subagents),
-            delegation=bool(subagents) or None,
+            supported=bool(agent.handoffs or streamed),
+            delegation=bool(streamed) or None,
             handoffs=bool(agent.handoffs),
-            subagents=subagents or None,
+            subagents=streamed or None,
         ),
         reasoning=ReasoningCapabilities(
             supported=True,
@@ -136,15 +152,15 @@ def agent_capabilities(
         ),
         human_in_the_loop=HumanInTheLoopCapabilities(
             supported=True,
-            approvals=approvals,
-            interrupts=approvals,
-            # Approval interrupts accept editedArgs (checked against the tool's schema).
-            approve_with_edits=approvals,
+            approvals=bool(gated),
+            interrupts=bool(gated),
+            # Interrupts of editable tools accept editedArgs (checked against the tool's schema).
+            approve_with_edits=editable,
         ),
         custom=_custom(
             # The A2UI render call streams as a subagent too.
-            subagents_for_pre_1_0_clients if subagents or a2ui_tool else None,
-            predictive_state,
+            subagent_settings.pre_1_0_clients if streamed or a2ui_tool else None,
+            state_settings.predictive,
             a2ui_tool,
         ),
     )

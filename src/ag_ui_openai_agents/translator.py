@@ -9,7 +9,6 @@ SDK run when the consumer stops reading.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
 from collections.abc import (
@@ -21,7 +20,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
 from ag_ui.core import (
@@ -38,18 +37,21 @@ from ag_ui.core import (
     RunFinishedSuccessOutcome,
     RunStartedEvent,
 )
+from agents import RunContextWrapper, ToolApprovalItem
 from agents.result import RunResultStreaming
 from agents.stream_events import StreamEvent
 
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
+from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.tools import paused_params_schemas
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
+from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
-from ag_ui_openai_agents.state import PredictState, SharedState
+from ag_ui_openai_agents.state import SharedState
 from ag_ui_openai_agents.subagents import run_events
 
 if TYPE_CHECKING:
@@ -99,24 +101,33 @@ async def _one_by_one(
 
 @dataclass(frozen=True)
 class Lifecycle:
-    """The lifecycle options of one run: the keyword arguments of ``AGUITranslator.to_agui``."""
+    """The seven lifecycle options of a run, as ``to_agui`` and ``OpenAIAgentsAgent`` take them."""
 
     start_custom_event: Source[Any] = None
+    """A CUSTOM event (or a mapping with ``name`` and ``value``) sent after RUN_STARTED."""
     initial_state: Source[Any] = None
+    """A STATE_SNAPSHOT sent first (None: none; ``{}``: an empty one)."""
     final_state: Source[Any] = None
+    """A STATE_SNAPSHOT sent after the run's events."""
     emit_messages_snapshot: bool = True
+    """Send the whole history as MESSAGES_SNAPSHOT before the run ends."""
     end_custom_event: Source[Any] = None
+    """A CUSTOM event sent right before RUN_FINISHED."""
     emit_run_error: bool = True
+    """Send RUN_ERROR before re-raising a failure."""
     run_error_message: str | None = None
+    """The RUN_ERROR message in place of the exception's text."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything one ``to_agui`` run is translated with."""
+
+    lifecycle: Lifecycle
     resumed: ResumedToolCalls | None = None
     shared_state: SharedState | None = None
-    subagents_for_pre_1_0_clients: bool = False
-    state_deltas: bool = False
-    predictive_state: Sequence[PredictState] = ()
-
-    def keywords(self) -> dict[str, Any]:
-        """The options as ``to_agui``'s keyword arguments."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+    state: StateUpdates = field(default_factory=StateUpdates)
+    subagents: Subagents = field(default_factory=Subagents)
 
 
 class AGUITranslator:
@@ -159,32 +170,24 @@ class AGUITranslator:
         run_error_message: str | None = None,
         resumed: ResumedToolCalls | None = None,
         shared_state: SharedState | None = None,
-        subagents_for_pre_1_0_clients: bool = False,
-        state_deltas: bool = False,
-        predictive_state: Sequence[PredictState] = (),
+        state: StateUpdates | None = None,
+        subagents: Subagents | None = None,
     ) -> AsyncGenerator[BaseEvent, None]:
         """Yield the AG-UI events of one run, from RUN_STARTED to RUN_FINISHED or RUN_ERROR.
 
         ``events`` is the SDK's ``RunResultStreaming`` (then an early stop by the consumer
-        cancels the run, and paused approvals become interrupts, signed with ``resumed.signer``
-        when it has one), its ``stream_events()`` iterator (nothing is cancelled for you), or
-        None when nothing runs (a resume whose approvals are still undecided).
+        cancels the run, and paused approvals become interrupts, signed and offering edits as
+        ``resumed.approvals`` says), its ``stream_events()`` iterator (nothing is cancelled for
+        you), or None when nothing runs (a resume whose approvals are still undecided).
 
-        ``shared_state`` is the :class:`SharedState` the run was started with
-        (``use_shared_state``): each change streams as a STATE_SNAPSHOT as soon as it is made,
-        and agents used as tools with ``on_stream=subagent_events`` stream as subagents: to a
-        request that declares AG-UI 1.0 (``protocolVersion`` 1.x), and to one without
-        ``protocolVersion`` only when ``subagents_for_pre_1_0_clients`` is True (the clients
-        behind it accept ``SUBAGENT_*`` events, as ``@ag-ui/client`` 0.0.59 does). Otherwise
-        each agent tool streams as one tool call and its result.
-        and agents used as tools with ``on_stream=subagent_events`` stream as subagents.
-
-        ``state_deltas`` sends a state change as a STATE_DELTA (RFC 6902 JSON Patch) when that
-        is smaller than the snapshot, once the client holds a snapshot from this run; off, every
-        change is a STATE_SNAPSHOT. ``predictive_state`` lists the :class:`PredictState`
-        declarations: the ``PredictState`` CUSTOM event before each call of those tools.
+        The seven lifecycle options are those of :class:`Lifecycle`. ``shared_state`` is the
+        :class:`SharedState` the run was started with (``use_shared_state``): each change
+        streams as soon as it is made, as ``state`` (:class:`StateUpdates`) says, and agents
+        used as tools with ``on_stream=subagent_events`` stream as subagents to the clients
+        ``subagents`` (:class:`Subagents`) names; to the others each agent tool streams as one
+        tool call and its result.
         """
-        options = Lifecycle(
+        lifecycle = Lifecycle(
             start_custom_event=start_custom_event,
             initial_state=initial_state,
             final_state=final_state,
@@ -192,12 +195,20 @@ class AGUITranslator:
             end_custom_event=end_custom_event,
             emit_run_error=emit_run_error,
             run_error_message=run_error_message,
+        )
+        options = RunOptions(
+            lifecycle,
             resumed=resumed,
             shared_state=shared_state,
-            subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
-            state_deltas=state_deltas,
-            predictive_state=predictive_state,
+            state=state or StateUpdates(),
+            subagents=subagents or Subagents(),
         )
+        return self.stream(events, run_input, options)
+
+    def stream(
+        self, events: StreamSource, run_input: RunAgentInput, options: RunOptions
+    ) -> AsyncGenerator[BaseEvent, None]:
+        """Internal: ``to_agui`` with its options already gathered (the wrapper's path)."""
         return _Run(self.outbound_cls(run_input), events, options).events()
 
 
@@ -205,7 +216,7 @@ class _Run:
     """One ``to_agui`` call: the engine, the SDK run, the merged source and the lifecycle."""
 
     def __init__(
-        self, engine: OpenAIToAGUITranslator, events: StreamSource, options: Lifecycle
+        self, engine: OpenAIToAGUITranslator, events: StreamSource, options: RunOptions
     ) -> None:
         self.engine = engine
         self.options = options
@@ -216,12 +227,12 @@ class _Run:
         self.stream = stream
         state = options.shared_state
         if state is not None:
-            shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
+            shown = options.subagents.shown(engine.run_input.protocol_version)
             engine.attach_subagent_sink(state.subagents, shown=shown)
-        self.state_stream = StateStream(deltas=options.state_deltas)
-        if options.predictive_state:
+        self.state_stream = StateStream(deltas=options.state.deltas)
+        if options.state.predictive:
             engine.predictions = StatePredictions(
-                options.predictive_state, state, self._state_change
+                options.state.predictive, state, self._state_change
             )
         self.source: AsyncGenerator[list[StreamEvent], None] | None = None
         if stream is not None:
@@ -272,10 +283,10 @@ class _Run:
             parent_run_id=run_input.parent_run_id,
             protocol_version=PROTOCOL_VERSION,
         )
-        custom = await _custom_event(options.start_custom_event, "start_custom_event")
+        custom = await _custom_event(options.lifecycle.start_custom_event, "start_custom_event")
         if custom is not None:
             yield custom
-        state = await _resolve(options.initial_state)
+        state = await _resolve(options.lifecycle.initial_state)
         if state is not None:
             for event in self.state_stream.events(state):
                 yield event
@@ -296,7 +307,7 @@ class _Run:
         """End a request whose answers were refused (a failed signature, a malformed decision):
         nothing ran, the calls stay open, the message says why."""
         message = resumed.refusal_message or ""
-        if not self.options.emit_run_error:
+        if not self.options.lifecycle.emit_run_error:
             raise ApprovalRefusedError(message)
         code = resumed.refusal_code or APPROVAL_REFUSED_CODE
         return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
@@ -317,13 +328,13 @@ class _Run:
         for event in engine.finish() + self._state_change():
             yield event
         interrupts = await self._interrupts()
-        state = await _resolve(options.final_state)
+        state = await _resolve(options.lifecycle.final_state)
         if state is not None:
             for event in self.state_stream.events(state):
                 yield event
-        if options.emit_messages_snapshot:
+        if options.lifecycle.emit_messages_snapshot:
             yield engine.messages_snapshot()
-        custom = await _custom_event(options.end_custom_event, "end_custom_event")
+        custom = await _custom_event(options.lifecycle.end_custom_event, "end_custom_event")
         if custom is not None:
             yield custom
         yield self._run_finished(interrupts)
@@ -335,12 +346,13 @@ class _Run:
         paused = [] if result is None else result.interruptions
         paused = [item for item in paused if not is_client_tool_approval(item)]
         if paused and result is not None:
-            schemas = await paused_params_schemas(paused, result.context_wrapper)
+            approvals = resumed.approvals if resumed is not None else Approvals()
+            schemas = await _editable_schemas(approvals, paused, result.context_wrapper)
             interrupts += interrupts_from_result(
                 paused,
                 engine.call_ids() | _history_call_ids(engine.run_input),
-                signer=resumed.signer if resumed is not None else None,
-                thread_id=engine.run_input.thread_id,
+                signer=approvals.signer,
+                thread_id=resumed.binding if resumed is not None else engine.run_input.thread_id,
                 params_schemas=schemas,
             )
         return interrupts
@@ -375,9 +387,9 @@ class _Run:
         """What closes a failed run: open subagents and windows, then RUN_ERROR if wanted."""
         engine, options = self.engine, self.options
         out = engine.close_subagents("failed") + engine.finish() + self._state_change()
-        if options.emit_run_error:
+        if options.lifecycle.emit_run_error:
             self._count_unstreamed()
-            message = options.run_error_message
+            message = options.lifecycle.run_error_message
             out.append(
                 RunErrorEvent(
                     message=message or str(exc) or type(exc).__name__,
@@ -399,14 +411,15 @@ class _Run:
             await closer()
 
 
-def _declares_1_0(run_input: RunAgentInput) -> bool:
-    """Whether the request comes from a client of AG-UI 1.x (``protocolVersion`` "1" or "1.…").
-
-    Clients older than 1.0 send no ``protocolVersion``; some of them (``@ag-ui/client`` 0.0.57,
-    which CopilotKit 1.61 and the Dojo pin) reject ``SUBAGENT_*`` events and end the run.
-    """
-    version = run_input.protocol_version
-    return version is not None and version.split(".", 1)[0].strip() == "1"
+async def _editable_schemas(
+    approvals: Approvals, paused: Sequence[ToolApprovalItem], context: RunContextWrapper[Any]
+) -> dict[str, dict[str, Any]]:
+    """The argument schemas the paused calls' interrupts offer edits with: those of the tools
+    the approval settings make editable."""
+    if not approvals.editable:
+        return {}
+    schemas = await paused_params_schemas(paused, context)
+    return {name: schema for name, schema in schemas.items() if approvals.may_edit(name)}
 
 
 def _history_call_ids(run_input: RunAgentInput) -> set[str]:

@@ -22,7 +22,7 @@ from ag_ui.core import (
 from agents import Runner, set_tracing_disabled
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 
-from ag_ui_openai_agents import AGUITranslator, OpenAIAgentsAgent, resume_tool_calls
+from ag_ui_openai_agents import AGUITranslator, Approvals, OpenAIAgentsAgent, resume_tool_calls
 from ag_ui_openai_agents.approvals.history import answers_call
 from ag_ui_openai_agents.approvals.resume import CANCELLED_RESULT
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, ApprovalSigner
@@ -361,7 +361,7 @@ async def test_secret_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv(APPROVAL_SECRET_ENV, f" {SECRET} , {OTHER_SECRET} ")
     env_signed = make_instance(None, name="env")
     env_signed.wrapper = OpenAIAgentsAgent(env_signed.agent, run_config=env_signed.config)
-    assert env_signed.wrapper.approval_signer == ApprovalSigner.from_secret([SECRET, OTHER_SECRET])
+    assert env_signed.wrapper.approvals.signer == ApprovalSigner.from_secret([SECRET, OTHER_SECRET])
     first = await paused(env_signed, "1.0")
     [interrupt] = first.interrupts
     monkeypatch.delenv(APPROVAL_SECRET_ENV)
@@ -375,11 +375,11 @@ def test_signing_is_off_only_without_a_signer_and_without_the_variable(
 ) -> None:
     agent = make_instance().agent
     monkeypatch.delenv(APPROVAL_SECRET_ENV, raising=False)
-    assert OpenAIAgentsAgent(agent).approval_signer is None
+    assert OpenAIAgentsAgent(agent).approvals.signer is None
     monkeypatch.setenv(APPROVAL_SECRET_ENV, OTHER_SECRET)
-    assert OpenAIAgentsAgent(agent).approval_signer == ApprovalSigner.from_secret(OTHER_SECRET)
+    assert OpenAIAgentsAgent(agent).approvals.signer == ApprovalSigner.from_secret(OTHER_SECRET)
     given = ApprovalSigner.from_secret(SECRET, 60)
-    assert OpenAIAgentsAgent(agent, approval_signer=given).approval_signer is given
+    assert OpenAIAgentsAgent(agent, approvals=Approvals(signer=given)).approvals.signer is given
 
 
 def test_the_translator_reads_no_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -396,7 +396,7 @@ async def test_the_translator_recipe_signs_with_the_resumes_signer() -> None:
     a = make_instance(None, name="A")
     run_input = make_request([UserMessage(id="user-1", content="Refund 30 on A-17")])
     signer = ApprovalSigner.from_secret(SECRET)
-    resumed = await resume_tool_calls(a.agent, run_input, signer=signer)
+    resumed = await resume_tool_calls(a.agent, run_input, approvals=Approvals(signer=signer))
     assert resumed.signer is signer
     translator = AGUITranslator()
     messages = translator.to_openai(resumed.run_input).messages
@@ -414,7 +414,9 @@ async def test_the_translator_recipe_signs_with_the_resumes_signer() -> None:
 async def test_to_agui_raises_the_refusal_when_it_emits_no_run_error() -> None:
     b = make_instance(name="B", via="translator")
     request = make_request(forged_call(), resume=[approve("call_forged")])
-    resumed = await resume_tool_calls(b.agent, request, signer=ApprovalSigner.from_secret(SECRET))
+    resumed = await resume_tool_calls(
+        b.agent, request, approvals=Approvals(signer=ApprovalSigner.from_secret(SECRET))
+    )
     assert [r.call_id for r in resumed.refusals] == ["call_forged"]
     assert [i.tool_call_id for i in resumed.open_interrupts] == ["call_forged"]
     events = []

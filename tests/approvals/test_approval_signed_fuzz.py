@@ -35,7 +35,7 @@ from agents.tool_context import ToolContext
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from ag_ui_openai_agents import resume_tool_calls
+from ag_ui_openai_agents import Approvals, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import (
     ApprovalSigner,
     ApprovalSubject,
@@ -273,7 +273,7 @@ def test_resume_never_runs_without_a_valid_signature(
 ) -> None:
     ran: list[str] = []
     agent = fuzz_agent(ran)
-    loop.run_until_complete(resume_tool_calls(agent, run_input, signer=SIGNER))
+    loop.run_until_complete(resume_tool_calls(agent, run_input, approvals=Approvals(signer=SIGNER)))
     check_runs(run_input, ran)
 
 

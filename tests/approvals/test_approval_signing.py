@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ag_ui_openai_agents import ApprovalSigner
+from ag_ui_openai_agents import Approvals, ApprovalSigner
 from ag_ui_openai_agents.approvals.signing import (
     APPROVAL_SECRET_ENV,
     ApprovalSubject,
@@ -200,7 +200,7 @@ def test_no_repr_shows_the_secret() -> None:
     run_input = RunAgentInput(
         thread_id="t", run_id="r", state={}, messages=[], tools=[], context=[], forwarded_props={}
     )
-    resumed = ResumedToolCalls(run_input, [], [], None, signer=signer)
+    resumed = ResumedToolCalls(run_input, [], [], None, approvals=Approvals(signer=signer))
     for text in (repr(signer), repr(resumed), str(resumed)):
         assert SECRET not in text
         assert SECRET.encode().hex() not in text

@@ -42,7 +42,7 @@ from agents.tool_context import ToolContext
 from fastapi import FastAPI
 
 import ag_ui_openai_agents.agent as agent_module
-from ag_ui_openai_agents import ApprovalSigner, OpenAIAgentsAgent
+from ag_ui_openai_agents import Approvals, ApprovalSigner, OpenAIAgentsAgent
 from ag_ui_openai_agents.approvals.resume import ABANDONED_RESULT
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV
 from support.http import app_with, asgi_client, wrapper_for
@@ -292,7 +292,7 @@ async def test_unsigned_approvals_are_warned_about_once_per_process(
         for app in apps * 2:
             await post(app, forged(protocol_version, resume=[]))
     [warning] = records(caplog, AGENT_LOGGER)
-    assert APPROVAL_SECRET_ENV in warning and "unsigned_approvals=True" in warning
+    assert APPROVAL_SECRET_ENV in warning and "Approvals(unsigned=True)" in warning
 
 
 @PROTOCOLS
@@ -309,7 +309,7 @@ async def test_the_opt_out_silences_the_warning_and_approvals_stay_unsigned(
         resume=[approve("call_1")],
     )
     with caplog.at_level(logging.WARNING, logger=AGENT_LOGGER):
-        app = shop.app(unsigned_approvals=True)
+        app = shop.app(approvals=Approvals(unsigned=True))
         await post(app, run_input)
     assert records(caplog, AGENT_LOGGER) == []
     assert shop.ran("issue_refund") == ["call_1"]  # the opt-out: a forged approval runs
@@ -324,11 +324,11 @@ def test_a_blank_secret_is_an_error(blank: str, monkeypatch: pytest.MonkeyPatch)
 
 def test_the_opt_out_contradicts_a_signer_or_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     signer = ApprovalSigner.from_secret("s" * 32)
-    with pytest.raises(ValueError, match="approval_signer"):
-        OpenAIAgentsAgent(Shop().agent(), approval_signer=signer, unsigned_approvals=True)
+    with pytest.raises(ValueError, match="signer"):
+        OpenAIAgentsAgent(Shop().agent(), approvals=Approvals(signer=signer, unsigned=True))
     monkeypatch.setenv(APPROVAL_SECRET_ENV, "s" * 32)
     with pytest.raises(ValueError, match=APPROVAL_SECRET_ENV):
-        OpenAIAgentsAgent(Shop().agent(), unsigned_approvals=True)
+        OpenAIAgentsAgent(Shop().agent(), approvals=Approvals(unsigned=True))
 
 
 # --------------------------------------------------------------------------- 3: requests sized to

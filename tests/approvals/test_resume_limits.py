@@ -8,6 +8,7 @@ import pytest
 from ag_ui.core import ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
 
+from ag_ui_openai_agents import Approvals
 from ag_ui_openai_agents.approvals.resume import (
     RESUME_LIMIT_CODE,
     ResumeLimitError,
@@ -45,11 +46,13 @@ async def test_the_entry_cap_names_the_limit_and_the_count() -> None:
 
 async def test_the_caps_move_in_one_object() -> None:
     resumed = await resume_tool_calls(
-        Agent(name="a"), request(150), limits=ResumeLimits(max_entries=150)
+        Agent(name="a"), request(150), approvals=Approvals(limits=ResumeLimits(max_entries=150))
     )
     assert resumed.events == [] and resumed.open_interrupts == []
     with pytest.raises(ResumeLimitError):
-        await resume_tool_calls(Agent(name="a"), request(3), limits=ResumeLimits(max_entries=2))
+        await resume_tool_calls(
+            Agent(name="a"), request(3), approvals=Approvals(limits=ResumeLimits(max_entries=2))
+        )
 
 
 @pytest.mark.parametrize("value", [0, -1, True, 1.5, "10"])

@@ -37,6 +37,7 @@ import ag_ui_openai_agents.server.endpoint as endpoint_module
 import ag_ui_openai_agents.server.streaming as streaming_module
 from ag_ui_openai_agents import (
     AGUITranslator,
+    Approvals,
     ApprovalSigner,
     OpenAIAgentsAgent,
     add_openai_agents_fastapi_endpoint,
@@ -114,7 +115,7 @@ def shortcut(
     wrapped = OpenAIAgentsAgent(
         agent,
         run_config=run_config,
-        approval_signer=signer,
+        approvals=Approvals(signer=signer),
         expose_error_details=expose_error_details,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, "/agent", **options)
@@ -138,7 +139,7 @@ def hand_written(
     async def run(run_input: RunAgentInput, request: Request) -> Response:
         async def events() -> AsyncIterator[BaseEvent]:
             resumed = await resume_tool_calls(
-                agent, run_input, run_config=run_config, signer=signer
+                agent, run_input, run_config=run_config, approvals=Approvals(signer=signer)
             )
             result = None
             if not resumed.open_interrupts:

@@ -130,7 +130,11 @@ def build_app() -> FastAPI:
     agent = SdkAgent(name="refunds", instructions="Refund orders.", tools=[issue_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     wrapped = OpenAIAgentsAgent(
-        agent, run_config=config, run_error_message="Refund failed.", threads=_threads()
+        agent,
+        run_config=config,
+        run_error_message="Refund failed.",
+        threads=_threads(),
+        thread_key=lambda thread_id, request: thread_id,
     )
     application = FastAPI()
     add_openai_agents_fastapi_endpoint(application, wrapped, path="/agent")

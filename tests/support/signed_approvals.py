@@ -38,7 +38,7 @@ from ag_ui.core import (
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.tool_context import ToolContext
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, resume_tool_calls
+from ag_ui_openai_agents import Approvals, OpenAIAgentsAgent, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import ApprovalSecret, ApprovalSigner
 from support.invariants import check_stream
 from support.scripted import (
@@ -183,7 +183,7 @@ class Instance:
             self.agent,
             run_input,
             run_config=self.config,
-            signer=self.wrapper.approval_signer,
+            approvals=self.wrapper.approvals,
         )
         events: Any = None
         if not resumed.open_interrupts:
@@ -218,7 +218,7 @@ def make_instance(
     signer = secret
     if secret is not None and not isinstance(secret, ApprovalSigner):
         signer = ApprovalSigner.from_secret(secret, max_age or 86400.0, clock=clock)
-    wrapper = OpenAIAgentsAgent(agent, run_config=config, approval_signer=signer)
+    wrapper = OpenAIAgentsAgent(agent, run_config=config, approvals=Approvals(signer=signer))
     return Instance(name, agent, config, wrapper, via, ledger, model)
 
 

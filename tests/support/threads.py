@@ -94,7 +94,14 @@ class Shop:
     """(call id, order id) of every run of ``issue_refund``."""
 
     def wrapper(self, store: ThreadStore | None, **options: Any) -> OpenAIAgentsAgent:
+        if store is not None:
+            options.setdefault("thread_key", by_thread_id)
         return OpenAIAgentsAgent(self.agent, run_config=self.config, threads=store, **options)
+
+
+def by_thread_id(thread_id: str, request: Any) -> str:
+    """The tests' ``thread_key``: one user, so the thread id alone (within the agent's name)."""
+    return thread_id
 
 
 def shop() -> Shop:

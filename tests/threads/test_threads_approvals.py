@@ -25,12 +25,21 @@ from agents import Agent, RunConfig, function_tool, set_tracing_disabled
 from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from agents.tool_context import ToolContext
 
-from ag_ui_openai_agents import ApprovalSigner, OpenAIAgentsAgent
+from ag_ui_openai_agents import Approvals, ApprovalSigner, OpenAIAgentsAgent
 from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, THREAD_FULL_CODE, SQLiteThreadStore
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Turn
-from support.threads import PROTOCOLS, TOOL_NAME, Conversation, Shop, decide_turn, shop, user
+from support.threads import (
+    PROTOCOLS,
+    TOOL_NAME,
+    Conversation,
+    Shop,
+    by_thread_id,
+    decide_turn,
+    shop,
+    user,
+)
 
 set_tracing_disabled(True)
 
@@ -194,7 +203,15 @@ async def test_a_call_whose_request_failed_is_never_run_again(
     agent = Agent(name="shop", tools=[issue_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     store = SQLiteThreadStore(tmp_path / "threads.db")
-    chat = Conversation(OpenAIAgentsAgent(agent, run_config=config, threads=store), version)
+    chat = Conversation(
+        OpenAIAgentsAgent(
+            agent,
+            run_config=config,
+            threads=store,
+            thread_key=by_thread_id,
+        ),
+        version,
+    )
     await chat.say("Refund order 7", "user-1")
     shown = list(chat.shown)
 
@@ -214,7 +231,7 @@ async def test_signed_approvals_keep_working_with_a_store(
 ) -> None:
     signer = ApprovalSigner.from_secret(SECRET)
     store = SQLiteThreadStore(tmp_path / "threads.db")
-    s, chat = await paused(store, version, approval_signer=signer)
+    s, chat = await paused(store, version, approvals=Approvals(signer=signer))
     (interrupt,) = (await chat.send(chat.request([]))).interrupts
     assert interrupt.id != CALL and interrupt.id.startswith(CALL)
 
@@ -271,7 +288,15 @@ async def test_a_result_survives_a_model_failure_after_the_resume(
     agent = Agent(name="shop", tools=[issue_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     store = SQLiteThreadStore(tmp_path / "threads.db")
-    chat = Conversation(OpenAIAgentsAgent(agent, run_config=config, threads=store), version)
+    chat = Conversation(
+        OpenAIAgentsAgent(
+            agent,
+            run_config=config,
+            threads=store,
+            thread_key=by_thread_id,
+        ),
+        version,
+    )
     await chat.say("Refund order 7", "user-1")
     shown = list(chat.shown)
 
@@ -290,7 +315,11 @@ async def test_an_invalid_edit_leaves_the_approval_open_for_a_corrected_answer(
 ) -> None:
     """A refused answer runs nothing, so the call stays paused (not claimed): the person's
     corrected answer then runs it, with the arguments they gave."""
-    s, chat = await paused(SQLiteThreadStore(tmp_path / "threads.db"), version)
+    s, chat = await paused(
+        SQLiteThreadStore(tmp_path / "threads.db"),
+        version,
+        approvals=Approvals(editable=[TOOL_NAME]),
+    )
     bad = ResumeEntry(
         interrupt_id=CALL,
         status="resolved",

@@ -24,7 +24,7 @@ from support.scripted import (
     Text,
     Turn,
 )
-from support.threads import PROTOCOLS, Conversation, user
+from support.threads import PROTOCOLS, Conversation, by_thread_id, user
 
 set_tracing_disabled(True)
 
@@ -61,7 +61,9 @@ def wrapper(store: SQLiteThreadStore, gate: Gate) -> tuple[OpenAIAgentsAgent, An
     model = ScriptedResponsesModel(decide)
     agent = Agent(name="looker", tools=[slow_lookup])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-    return OpenAIAgentsAgent(agent, run_config=config, threads=store), model
+    return OpenAIAgentsAgent(
+        agent, run_config=config, threads=store, thread_key=by_thread_id
+    ), model
 
 
 class WatchedStore(SQLiteThreadStore):
@@ -178,7 +180,7 @@ async def test_a_reload_while_an_approved_call_runs_shows_it_running(
     agent = Agent(name="refunds", tools=[slow_refund])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     store = SQLiteThreadStore(tmp_path / "t.db", lock_wait=30)
-    wrapped = OpenAIAgentsAgent(agent, run_config=config, threads=store)
+    wrapped = OpenAIAgentsAgent(agent, run_config=config, threads=store, thread_key=by_thread_id)
     chat = Conversation(wrapped, version)
     await chat.say("Refund order 7", "user-1")
     shown = list(chat.shown)

@@ -25,12 +25,12 @@ from ag_ui.core import (
 )
 from agents import Agent, RunConfig, StopAtTools, function_tool, set_tracing_disabled
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, shared_state
+from ag_ui_openai_agents import OpenAIAgentsAgent, StateUpdates, shared_state
 from ag_ui_openai_agents.threads import THREAD_FULL_CODE, THREAD_STORE_CODE, SQLiteThreadStore
 from support.invariants import check_stream, client_states
 from support.runs import check_prefix
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
-from support.threads import PROTOCOLS, Conversation, Shop, shop, user
+from support.threads import PROTOCOLS, Conversation, Shop, by_thread_id, shop, user
 
 set_tracing_disabled(True)
 
@@ -248,7 +248,13 @@ async def test_the_state_a_run_streamed_as_deltas_is_the_state_kept(
     )
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     agent = Agent(name="planner", tools=[tick])
-    wrapper = OpenAIAgentsAgent(agent, run_config=config, threads=store, state_deltas=True)
+    wrapper = OpenAIAgentsAgent(
+        agent,
+        run_config=config,
+        threads=store,
+        thread_key=by_thread_id,
+        state=StateUpdates(deltas=True),
+    )
     chat = Conversation(wrapper, version)
     notes = {"notes": "n" * 400}
 
@@ -286,7 +292,15 @@ async def test_a_result_is_taken_only_for_a_client_call_the_server_waits_on(
         name="orders", tool_use_behavior=StopAtTools(stop_at_tool_names=["confirm_order"])
     )
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-    chat = Conversation(OpenAIAgentsAgent(agent, run_config=config, threads=store), version)
+    chat = Conversation(
+        OpenAIAgentsAgent(
+            agent,
+            run_config=config,
+            threads=store,
+            thread_key=by_thread_id,
+        ),
+        version,
+    )
     await chat.send(chat.request([user("Confirm order 3", "user-1")], tools=[CONFIRM]))
     answer = ToolMessage(id="tool-1", tool_call_id="call_confirm", content="yes")
     forged = ToolMessage(id="tool-2", tool_call_id="call_other", content="yes")
@@ -369,7 +383,11 @@ async def test_a_failed_run_is_reported_as_the_wrapper_is_told_and_keeps_nothing
     model = ScriptedResponsesModel([Turn(raise_before=RuntimeError("provider down"))])
     config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
     wrapped = OpenAIAgentsAgent(
-        Agent(name="a"), run_config=config, threads=store, emit_run_error=emit_run_error
+        Agent(name="a"),
+        run_config=config,
+        threads=store,
+        thread_key=by_thread_id,
+        emit_run_error=emit_run_error,
     )
     chat = Conversation(wrapped, version)
     request = chat.request([user("Hello", "user-1")])

@@ -31,8 +31,8 @@ def user_of(request: Request) -> str:
     return user
 
 
-def thread_key(run_input: RunAgentInput, request: Any) -> str:
-    return f"{user_of(request)}:{run_input.thread_id}"
+def thread_key(thread_id: str, request: Any) -> str:
+    return f"{user_of(request)}:{thread_id}"
 
 
 def body(version: str | None, run_id: str, *messages: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from agents.usage import Usage
 
 from ag_ui_openai_agents.approvals.decisions import (
+    EDITED_ARGS_KEY,
     INVALID_APPROVAL_CODE,
     Decision,
     InvalidDecision,
@@ -53,9 +54,8 @@ from ag_ui_openai_agents.approvals.interrupts import (
     approval_interrupt,
 )
 from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE, ResumeLimitError, ResumeLimits
-from ag_ui_openai_agents.approvals.signing import (
-    ApprovalSigner,
-)
+from ag_ui_openai_agents.approvals.options import ApprovalRequest, Approvals
+from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.approvals.tools import (
     Catalog,
     ServerTool,
@@ -65,6 +65,7 @@ from ag_ui_openai_agents.approvals.tools import (
     run_approved,
 )
 from ag_ui_openai_agents.approvals.verify import (
+    APPROVAL_DENIED_CODE,
     ApprovalRefusal,
     check_answers,
     refusal_message,
@@ -111,9 +112,23 @@ class ResumedToolCalls:
     """Answers refused: approvals whose signature failed, or malformed decisions. When any is
     listed nothing ran, the refused calls stay open and are also in ``open_interrupts`` (so the
     model is not called), and ``to_agui`` ends the run with RUN_ERROR (``refusal_code``)."""
-    signer: ApprovalSigner | None = field(default=None, repr=False)
-    """The signer the approvals were checked with; ``to_agui(..., resumed=...)`` signs the
-    interrupts it emits with it, so the pause and the resume share one configuration."""
+    approvals: Approvals = field(default_factory=Approvals, repr=False)
+    """The settings the answers were checked with; ``to_agui(..., resumed=...)`` signs the
+    interrupts it emits with their signer and offers edits as they say, so the pause and the
+    resume share one configuration."""
+    thread_key: str | None = None
+    """What signatures bind as the thread: the store key of a thread kept on the server, else
+    None (the request's thread id)."""
+
+    @property
+    def signer(self) -> ApprovalSigner | None:
+        """The signer of the pauses and approvals (None: approvals are not signed)."""
+        return self.approvals.signer
+
+    @property
+    def binding(self) -> str:
+        """The thread the signatures of this request's pauses bind."""
+        return self.thread_key if self.thread_key is not None else self.run_input.thread_id
 
     @property
     def refusal_message(self) -> str | None:
@@ -132,76 +147,106 @@ async def resume_tool_calls(
     *,
     context: Any = None,
     run_config: RunConfig | None = None,
-    signer: ApprovalSigner | None = None,
-    limits: ResumeLimits | None = None,
+    approvals: Approvals | None = None,
+    request: Any = None,
+    thread_key: str | None = None,
 ) -> ResumedToolCalls:
     """Answer the tool calls the history left open, before the model runs again.
 
     Open calls of the agent's own tools (and of agents reachable through handoffs) are answered
     from ``run_input.resume``. For a call of a tool that can pause for approval, an approval
-    (payload ``{"approved": true}``) runs the tool, with ``"editedArgs"`` (an object) in place of
-    the model's arguments when given, checked first against the tool's argument schema; the
-    history returned shows the arguments that ran. The tool's input guardrails run first, and a
-    tool with a callable policy runs only when the call could have paused (see the approvals
-    guide). A rejection (``{"approved": false}``) gives its ``"reason"`` or the SDK's rejection
-    text, a cancelled interrupt gives ``CANCELLED``. A malformed answer (``approved`` not a
-    boolean, edits that are not an object or that the schema refuses) runs nothing in the whole
+    (payload ``{"approved": true}``) runs the tool; ``"editedArgs"`` (an object) runs it with
+    those arguments instead, for the tools ``approvals.editable`` names only, checked first
+    against the tool's argument schema; the history returned shows the arguments that ran. The
+    tool's input guardrails run first, and a tool with a callable policy runs only when the
+    call could have paused (see the approvals guide). A rejection (``{"approved": false}``)
+    gives its ``"reason"`` or the SDK's rejection text, a cancelled interrupt gives
+    ``CANCELLED``. A malformed answer (``approved`` not a boolean, edits that are not an object,
+    that the schema refuses or of a tool that is not editable) runs nothing in the whole
     request, lists a refusal with code ``INVALID_APPROVAL`` and leaves the call open. A call
     that may need approval and has no entry stays open and is listed in ``open_interrupts``.
     Any other unfinished call gets ``ABANDONED``, whatever its entry says. Hosted calls and
     calls of client tools are left as they are. Stateless: replaying a request runs its
     approved tools again.
 
-    ``signer`` (``ApprovalSigner.from_secret(secret, max_age)``; None: approvals are not
-    signed) makes every approval need a valid signature from the interrupt id: otherwise
-    nothing runs and ``refusals`` says why. An approval older than the signer's ``max_age`` is
-    asked again with a fresh interrupt. The result carries the signer: pass it to
-    ``to_agui(..., resumed=...)``, which signs the run's new interrupts with it.
-
-    ``limits`` (default ``ResumeLimits()``: 100 entries, 100 open calls) caps the request;
-    over it, :class:`ResumeLimitError` is raised before anything is matched or run.
+    ``approvals`` (:class:`Approvals`) holds the settings. With its ``signer``, every approval
+    needs a valid signature from the interrupt id (binding ``thread_key``, the store key of a
+    thread kept on the server, or else the request's thread id): otherwise nothing runs and
+    ``refusals`` says why. An approval older than the signer's ``max_age`` is asked again with
+    a fresh interrupt. Its ``limits`` cap the request: over them, :class:`ResumeLimitError` is
+    raised before anything is matched or run. Its ``authorize`` hook sees every approved call,
+    with ``request`` (the HTTP request, when there is one), before any runs; one refusal runs
+    nothing and lists refusals with code ``APPROVAL_DENIED``. The result carries the settings:
+    pass it to ``to_agui(..., resumed=...)``, which signs the run's new interrupts.
     """
-    limits = limits or _DEFAULT_LIMITS
+    approvals = approvals or _DEFAULT_APPROVALS
     entries = run_input.resume or []
-    limits.check_entries(len(entries))
+    approvals.limits.check_entries(len(entries))
     calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
-    limits.check_open_calls(len(calls))
+    approvals.limits.check_open_calls(len(calls))
     index = ResumeIndex(calls, entries)
     _warn_unmatched_entries(index.unmatched)
+
+    def done(result: ResumedToolCalls) -> ResumedToolCalls:
+        return dataclasses.replace(result, approvals=approvals, thread_key=thread_key)
+
     if not calls:
-        return ResumedToolCalls(run_input, [], [], None, signer=signer)
+        return done(ResumedToolCalls(run_input, [], [], None))
     run_context: RunContextWrapper[Any] = RunContextWrapper(context=context)
     catalog = await catalog_tools(agent, run_context)
     client_names = {tool.name for tool in run_input.tools or []}
     answers = _gated_answers(
         [c for c in calls if _answered_here(catalog, c.name, client_names)], index, catalog
     )
+    offered = _Offered(catalog, approvals)
     renewed: dict[HistoryCall, Interrupt] = {}
-    if signer is not None:
-
-        def schema_of(call: HistoryCall) -> dict[str, Any] | None:
-            return params_schema(catalog.candidates(call.name))
-
-        checked = check_answers(signer, run_input.thread_id, answers, schema_of)
+    if approvals.signer is not None:
+        binding = thread_key if thread_key is not None else run_input.thread_id
+        checked = check_answers(approvals.signer, binding, answers, offered.schema_of)
         if checked.refusals:
-            return _refused(run_input, calls, checked.refusals, signer, catalog)
+            return done(_refused(run_input, calls, checked.refusals, offered))
         answers, renewed = checked.answers, checked.renewed
-    invalid = _invalid_decisions(answers, catalog)
-    if invalid:
-        return _refused(run_input, calls, invalid, signer, catalog)
+    refusals = _invalid_decisions(answers, catalog, approvals)
+    if not refusals:
+        refusals = await _denied(answers, renewed, catalog, approvals, run_input, request)
+    if refusals:
+        return done(_refused(run_input, calls, refusals, offered))
     taken = {message.id for message in run_input.messages}
     resolver = _Resolver(
-        catalog, context, run_config or RunConfig(), run_context, taken, signed=signer is not None
+        offered,
+        context,
+        run_config or RunConfig(),
+        run_context,
+        taken,
+        signed=approvals.signer is not None,
     )
     for call, entry in answers:
         if call in renewed:
             resolver.reopen(call, renewed[call])
         else:
             await resolver.resolve(call, entry)
-    return dataclasses.replace(resolver.outcome(run_input), signer=signer)
+    return done(resolver.outcome(run_input))
 
 
-_DEFAULT_LIMITS = ResumeLimits()
+_DEFAULT_APPROVALS = Approvals()
+
+
+class _Offered:
+    """What an interrupt offers for a call: ``editedArgs`` typed by the tool's schema, for the
+    tools the settings make editable."""
+
+    def __init__(self, catalog: Catalog, approvals: Approvals) -> None:
+        self.catalog = catalog
+        self.approvals = approvals
+
+    def params_schema(self, name: str) -> dict[str, Any] | None:
+        """The argument schema the interrupt of a call of ``name`` offers edits with."""
+        if not self.approvals.may_edit(name):
+            return None
+        return params_schema(self.catalog.candidates(name))
+
+    def schema_of(self, call: HistoryCall) -> dict[str, Any] | None:
+        return self.params_schema(call.name)
 
 
 def _answered_here(catalog: Catalog, name: str, client_names: set[str]) -> bool:
@@ -261,27 +306,24 @@ def _warn_unmatched_entries(unmatched: Sequence[ResumeEntry]) -> None:
 
 
 def _invalid_decisions(
-    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]], catalog: Catalog
+    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]],
+    catalog: Catalog,
+    approvals: Approvals,
 ) -> list[ApprovalRefusal]:
     """The malformed answers among ``answers``, checked before anything runs.
 
-    Edits are checked against the argument schema of the one tool the call may mean; when the
-    call is ambiguous or its tool unknown nothing runs anyway (AMBIGUOUS, ABANDONED).
+    Edits of a tool the settings do not make editable are malformed. Others are checked against
+    the argument schema of the one tool the call may mean; when the call is ambiguous or its
+    tool unknown nothing runs anyway (AMBIGUOUS, ABANDONED).
     """
     refusals: list[ApprovalRefusal] = []
     for call, entry in answers:
         if entry is None or entry.status == "cancelled":
             continue
-        decision = read_decision(entry.payload)
-        candidates = catalog.candidates(call.name)
-        problem: str | None = None
-        if isinstance(decision, InvalidDecision):
-            problem = decision.problem
-        elif decision.edited_args is not None and len(candidates) == 1:
-            problem = check_edits(decision.edited_args, candidates[0].tool.params_json_schema)
+        problem = _problem(read_decision(entry.payload), call, catalog, approvals)
         if problem is not None:
             logger.warning(
-                "Invalid answer to the approval of tool call %r: %s", call.call_id, problem
+                "Invalid answer to the approval of tool call %r: %s", call.call_id[:80], problem
             )
             explanation = f"the answer is invalid: {problem}; answer the interrupt again"
             refusals.append(
@@ -290,12 +332,68 @@ def _invalid_decisions(
     return refusals
 
 
+def _problem(
+    decision: Decision | InvalidDecision, call: HistoryCall, catalog: Catalog, approvals: Approvals
+) -> str | None:
+    """What is wrong with one decision (None: nothing)."""
+    if isinstance(decision, InvalidDecision):
+        return decision.problem
+    if decision.edited_args is None:
+        return None
+    if not approvals.may_edit(call.name):
+        return f"{EDITED_ARGS_KEY!r} is not accepted: this tool's arguments cannot be edited"
+    candidates = catalog.candidates(call.name)
+    if len(candidates) == 1:
+        return check_edits(decision.edited_args, candidates[0].tool.params_json_schema)
+    return None
+
+
+async def _denied(
+    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]],
+    renewed: Mapping[HistoryCall, Interrupt],
+    catalog: Catalog,
+    approvals: Approvals,
+    run_input: RunAgentInput,
+    request: Any,
+) -> list[ApprovalRefusal]:
+    """The approved calls the application's ``authorize`` hook refuses, asked before any runs.
+
+    Every call that an approval would run is asked about (an expired approval, asked again,
+    runs nothing and is not); one refusal is enough to run nothing.
+    """
+    if approvals.authorize is None:
+        return []
+    refusals: list[ApprovalRefusal] = []
+    for call, entry in answers:
+        if entry is None or entry.status == "cancelled" or call in renewed:
+            continue
+        decision = read_decision(entry.payload)
+        if not isinstance(decision, Decision) or not decision.approved:
+            continue
+        if len(catalog.candidates(call.name)) != 1:
+            continue  # AMBIGUOUS or ABANDONED: nothing would run
+        arguments = decision.arguments(call.arguments)
+        asked = ApprovalRequest(
+            tool_name=call.name,
+            arguments=arguments,
+            edited=arguments != call.arguments,
+            run_input=run_input,
+            request=request,
+        )
+        if not await approvals.authorized(asked):
+            logger.warning("Approval of tool call %r refused by authorize", call.call_id[:80])
+            refusals.append(ApprovalRefusal(call.call_id, call.name, _DENIED, APPROVAL_DENIED_CODE))
+    return refusals
+
+
+_DENIED = "the server did not authorise this approval"
+
+
 def _refused(
     run_input: RunAgentInput,
     open_calls: Sequence[HistoryCall],
     refusals: Sequence[ApprovalRefusal],
-    signer: ApprovalSigner | None,
-    catalog: Catalog,
+    offered: _Offered,
 ) -> ResumedToolCalls:
     """The result of a request whose answers were refused: nothing answered, nothing run."""
     calls = {c.call_id: c for c in open_calls}
@@ -304,7 +402,7 @@ def _refused(
             r.call_id,
             r.tool_name,
             calls[r.call_id].arguments,
-            params_schema=params_schema(catalog.candidates(r.tool_name)),
+            params_schema=offered.params_schema(r.tool_name),
         )
         for r in refusals
     ]
@@ -314,7 +412,6 @@ def _refused(
         events=[],
         usage=None,
         refusals=list(refusals),
-        signer=signer,
     )
 
 
@@ -326,7 +423,7 @@ class _Resolver:
 
     def __init__(
         self,
-        catalog: Catalog,
+        offered: _Offered,
         context: Any,
         run_config: RunConfig,
         run_context: RunContextWrapper[Any],
@@ -334,7 +431,8 @@ class _Resolver:
         *,
         signed: bool,
     ) -> None:
-        self._catalog = catalog
+        self._offered = offered
+        self._catalog = offered.catalog
         self._signed = signed
         self._context = context
         self._run_config = run_config
@@ -356,7 +454,7 @@ class _Resolver:
                     call.call_id,
                     call.name,
                     call.arguments,
-                    params_schema=params_schema(candidates),
+                    params_schema=self._offered.params_schema(call.name),
                 )
                 self._interrupts.setdefault(call.call_id, interrupt)
             else:

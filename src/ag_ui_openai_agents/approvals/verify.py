@@ -37,6 +37,9 @@ EXPIRED_APPROVAL_MESSAGE = "The earlier approval of this call expired; decide ag
 APPROVAL_REFUSED_CODE = "APPROVAL_REFUSED"
 """``RunErrorEvent.code`` of a run whose approvals were refused."""
 
+APPROVAL_DENIED_CODE = "APPROVAL_DENIED"
+"""``RunErrorEvent.code`` of a run whose approvals the application's ``authorize`` refused."""
+
 _SHOWN_CHARS = 80
 
 

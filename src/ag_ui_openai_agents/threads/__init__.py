@@ -1,8 +1,9 @@
 """Threads kept on the server: history, state and paused approvals that survive reloads,
 restarts and replicas, and that no client can rewrite.
 
-Give the wrapper a store, ``OpenAIAgentsAgent(agent, threads=SQLiteThreadStore("threads.db"))``
-(one machine) or ``RedisThreadStore("redis://...")`` (replicas; the ``redis`` extra). The
+Give the wrapper a store and the key of a request's thread,
+``OpenAIAgentsAgent(agent, threads=SQLiteThreadStore("threads.db"), thread_key=...)`` (one
+machine) or ``RedisThreadStore("redis://...")`` (replicas; the ``redis`` extra). The
 server's history is then the truth: a client sends only its new messages (or the whole
 history, whose known messages are taken from the store), a request with nothing new is
 answered from the store without calling the model, and approvals resume from the interrupts
@@ -14,12 +15,14 @@ from __future__ import annotations
 from ag_ui_openai_agents.threads.merge import INTERRUPTED_RESULT
 from ag_ui_openai_agents.threads.redis_store import RedisThreadStore
 from ag_ui_openai_agents.threads.runs import (
+    MAX_THREAD_KEY_LENGTH,
     THREAD_BUSY_CODE,
     THREAD_FULL_CODE,
     THREAD_KEY_CODE,
     THREAD_LOST_CODE,
     THREAD_STORE_CODE,
     ThreadKey,
+    single_user_threads,
 )
 from ag_ui_openai_agents.threads.sqlite_store import SQLiteThreadStore
 from ag_ui_openai_agents.threads.store import (
@@ -31,6 +34,7 @@ from ag_ui_openai_agents.threads.store import (
 
 __all__ = [
     "INTERRUPTED_RESULT",
+    "MAX_THREAD_KEY_LENGTH",
     "THREAD_BUSY_CODE",
     "THREAD_FULL_CODE",
     "THREAD_KEY_CODE",
@@ -43,4 +47,5 @@ __all__ = [
     "ThreadLockLostError",
     "ThreadSettings",
     "ThreadStore",
+    "single_user_threads",
 ]

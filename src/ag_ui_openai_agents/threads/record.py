@@ -1,8 +1,8 @@
 """Internal: what a thread store keeps for one thread, and its JSON document.
 
-One thread is one JSON document (``"v": 1``)::
+One thread is one JSON document (``"v": 2``)::
 
-    {"v": 1,
+    {"v": 2,
      "messages": [...],        AG-UI messages, camelCase, with the ids the client saw
      "state": {...},           the state the client last saw (any JSON value)
      "interrupts": [...],      the approval interrupts the thread is paused on
@@ -21,8 +21,10 @@ from typing import Any
 from ag_ui.core import AssistantMessage, Interrupt, Message, ToolMessage
 from pydantic import TypeAdapter
 
-LAYOUT_VERSION = 1
-"""The ``"v"`` of the documents this module writes."""
+LAYOUT_VERSION = 2
+"""The ``"v"`` of the documents this module writes. Version 2 (0.2.0) came with store keys
+scoped by the wrapper's name and the application's ``thread_key``; a version-1 document is not
+read (its key is no longer asked for), and a thread holding one is a store error."""
 
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _INTERRUPTS: TypeAdapter[list[Interrupt]] = TypeAdapter(list[Interrupt])

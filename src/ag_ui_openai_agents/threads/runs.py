@@ -16,6 +16,7 @@ import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from typing import Any, TypeAlias, Union
+from urllib.parse import quote
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -54,37 +55,83 @@ THREAD_KEY_MESSAGE = "This conversation cannot be opened."
 THREAD_STORE_CODE = "THREAD_STORE_ERROR"
 THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
 
-ThreadKey: TypeAlias = Callable[[RunAgentInput, Any], Union[str, Awaitable[str]]]  # noqa: UP007
-"""``thread_key(run_input, request) -> key``: the store key of a request's thread."""
+ThreadKey: TypeAlias = Callable[[str, Any], Union[str, Awaitable[str]]]  # noqa: UP007
+"""``thread_key(thread_id, request) -> key``: whose thread this is, as the store keys it.
 
-Inner = Callable[[RunAgentInput], AsyncGenerator[BaseEvent, None]]
-"""The wrapper's stateless run of a (trusted) request."""
+``thread_id`` is the client's thread id, ``request`` the HTTP request (None without one). Build
+the key from the authenticated user and the thread id, so that one user cannot open another's
+thread; :func:`single_user_threads` says a server has one user."""
+
+MAX_THREAD_KEY_LENGTH = 512
+"""The longest key ``thread_key`` may return (characters); a longer one refuses the request."""
+
+Inner = Callable[[RunAgentInput, str], AsyncGenerator[BaseEvent, None]]
+"""The wrapper's stateless run of a (trusted) request, with the thread's store key."""
+
+_single_user_warning = {"given": False}
+
+
+def single_user_threads(thread_id: str, request: Any) -> str:
+    """A ``thread_key`` for a server with one user (a development server, a desktop app):
+    the key is the client's thread id, so whoever holds the id holds the thread.
+
+    Naming it is the opt-in: a wrapper given it logs a warning once per process.
+    """
+    return thread_id
+
+
+def _warn_single_user() -> None:
+    if not _single_user_warning["given"]:
+        _single_user_warning["given"] = True
+        logger.warning(
+            "Threads are keyed by the client's thread id alone (single_user_threads): anyone "
+            "who knows a thread id can read and continue that conversation. Pass a thread_key "
+            "that scopes threads by the authenticated user. Warned once per process."
+        )
+
+
+def store_key(scope: str, key: str) -> str:
+    """The key a thread is stored under: the wrapper's name (escaped, so no name can run into
+    a key) then the application's key."""
+    return f"{quote(scope, safe='')}/{key}"
 
 
 class ThreadRuns:
     """Runs of the wrapper's threads: keys, loading, merging, locking, saving."""
 
-    def __init__(self, store: ThreadStore, thread_key: ThreadKey | None = None) -> None:
+    def __init__(self, store: ThreadStore, thread_key: ThreadKey | None, *, scope: str) -> None:
+        if thread_key is None:
+            raise ValueError(
+                "threads= needs thread_key=: a function (thread_id, request) -> key that scopes "
+                "each thread by its user (or thread_key=single_user_threads for a server with "
+                "one user)"
+            )
+        if not callable(thread_key):
+            raise TypeError("thread_key must be a function (thread_id, request) -> str")
+        if thread_key is single_user_threads:
+            _warn_single_user()
         self.store = store
         self.thread_key = thread_key
+        self.scope = scope
+        """The wrapper's name: every key is stored within it."""
 
-    async def key(self, run_input: RunAgentInput, request: Any) -> str:
-        """The store key of the request's thread: the application's, or the thread id."""
-        if self.thread_key is None:
-            return run_input.thread_id
-        key = self.thread_key(run_input, request)
+    async def key(self, thread_id: str, request: Any) -> str:
+        """The store key of a thread: the application's key, within the wrapper's name."""
+        key = self.thread_key(thread_id, request)
         if inspect.isawaitable(key):
             key = await key
         if not isinstance(key, str) or not key:
             raise TypeError("thread_key must return a non-empty string")
-        return key
+        if len(key) > MAX_THREAD_KEY_LENGTH:
+            raise ValueError(f"thread_key returned a key over {MAX_THREAD_KEY_LENGTH} characters")
+        return store_key(self.scope, key)
 
     async def run(
         self, run_input: RunAgentInput, request: Any, inner: Inner
     ) -> AsyncGenerator[BaseEvent, None]:
         """The events of one request on its thread."""
         try:
-            key = await self.key(run_input, request)
+            key = await self.key(run_input.thread_id, request)
         except Exception:
             logger.exception("No thread key for run %s", run_input.run_id)
             for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
@@ -222,7 +269,7 @@ class _Turn:
         recorder = Recorder(trusted)
         completed = False
         try:
-            async with aclosing(inner(trusted)) as stream:
+            async with aclosing(inner(trusted, self.key)) as stream:
                 while True:
                     try:
                         event = await anext(stream)
