@@ -87,7 +87,6 @@ def refund_tool(ledger: Ledger, *, name: str = "issue_refund", needs_approval: A
     return issue_refund
 
 
-REFUND_PARAMS = refund_tool(Ledger()).params_json_schema
 """The refund tool's argument schema, which types the ``editedArgs`` its interrupts offer."""
 
 
@@ -357,9 +356,7 @@ async def test_new_user_message_instead_of_an_answer_keeps_the_call_open() -> No
     assert ledger.runs == []
     assert resumed.events == []
     assert resumed.open_interrupts == [
-        approval_interrupt(
-            "call_1", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
-        )
+        approval_interrupt("call_1", "issue_refund", '{"order_id": "1"}')
     ]
     assert resumed.run_input.messages == history  # the new message waits for the decision
     assert model.call_count == 0
@@ -553,9 +550,7 @@ async def test_reused_call_id_is_matched_by_position() -> None:
     resumed = await resume_tool_calls(agent, request(history))
 
     assert resumed.open_interrupts == [
-        approval_interrupt(
-            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
-        )
+        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}')
     ]
 
     approved = await resume_tool_calls(agent, request(history, resume=[approve("call_x")]))
@@ -585,9 +580,7 @@ async def test_resume_entry_answers_the_latest_open_call_of_its_id() -> None:
 
     assert ledger.runs == [("issue_refund", "call_x", "2", "support")]
     assert resumed.open_interrupts == [
-        approval_interrupt(
-            "call_x", "issue_refund", '{"order_id": "1"}', params_schema=REFUND_PARAMS
-        )
+        approval_interrupt("call_x", "issue_refund", '{"order_id": "1"}')
     ]
 
 

@@ -289,7 +289,9 @@ def test_wrapper_never_runs_without_a_valid_signature(
 
 def _resumed(loop: asyncio.AbstractEventLoop, run_input: RunAgentInput) -> list[str]:
     ran: list[str] = []
-    loop.run_until_complete(resume_tool_calls(fuzz_agent(ran), run_input, signer=SIGNER))
+    loop.run_until_complete(
+        resume_tool_calls(fuzz_agent(ran), run_input, approvals=Approvals(signer=SIGNER))
+    )
     return ran
 
 

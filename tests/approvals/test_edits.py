@@ -28,6 +28,7 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
+from ag_ui_openai_agents import Approvals
 from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
 from support.http import app_with, asgi_client, wrapper_for
@@ -65,7 +66,7 @@ def protocol(request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture
 def server(via: str, signed: bool) -> Instance:
-    return make_instance(SECRET if signed else None, via=via)
+    return make_instance(SECRET if signed else None, via=via, editable=(TOOL,))
 
 
 async def pause(server: Instance, protocol: str | None) -> Run:
@@ -313,7 +314,7 @@ async def test_edits_with_a_rejection_are_not_run(server: Instance) -> None:
 async def test_a_signature_authorises_edits_but_not_a_changed_original(
     via: str, protocol: str | None
 ) -> None:
-    server = make_instance(SECRET, via=via)
+    server = make_instance(SECRET, via=via, editable=(TOOL,))
     paused = await pause(server, protocol)
     [interrupt] = paused.interrupts
     assert interrupt.id.startswith(f"{CALL}.agui1.")
@@ -346,7 +347,7 @@ async def test_a_signature_authorises_edits_but_not_a_changed_original(
 
 
 async def test_an_unsigned_approval_with_edits_is_refused_when_signing(via: str) -> None:
-    server = make_instance(SECRET, via=via)
+    server = make_instance(SECRET, via=via, editable=(TOOL,))
     paused = await pause(server, "1.0")
 
     refused = await server.run(
@@ -372,9 +373,23 @@ def lookup_order(order_id: str) -> str:
     return f"Order {order_id}"
 
 
-@pytest.mark.parametrize(("tools", "expected"), [([issue_refund], True), ([lookup_order], False)])
-async def test_capabilities_declare_approve_with_edits(tools: list[Any], expected: bool) -> None:
-    wrapper = wrapper_for(Agent(name="shop", instructions="Help.", tools=tools))
+@pytest.mark.parametrize(
+    ("tools", "editable", "gated", "expected"),
+    [
+        ([issue_refund], True, True, True),
+        ([issue_refund], ("issue_refund",), True, True),
+        ([issue_refund], ("another_tool",), True, False),
+        ([issue_refund], (), True, False),
+        ([lookup_order], True, False, False),
+    ],
+)
+async def test_capabilities_offer_edits_only_for_editable_gated_tools(
+    tools: list[Any], editable: Any, gated: bool, expected: bool
+) -> None:
+    approvals = Approvals(unsigned=True, editable=editable)
+    wrapper = wrapper_for(
+        Agent(name="shop", instructions="Help.", tools=tools), approvals=approvals
+    )
     async with asgi_client(app_with(wrapper)) as client:
         response = await client.get("/agent/capabilities")
 
@@ -383,7 +398,7 @@ async def test_capabilities_declare_approve_with_edits(tools: list[Any], expecte
     caps = AgentCapabilities.model_validate(document)
     assert caps.human_in_the_loop is not None
     assert caps.human_in_the_loop.approve_with_edits is expected
-    assert caps.human_in_the_loop.interrupts is expected
+    assert caps.human_in_the_loop.interrupts is gated
 
 
 # --------------------------------------------------------------------------- MCP server tools
@@ -401,7 +416,7 @@ async def test_an_mcp_tool_is_edited_with_its_server_schema(protocol: str | None
     model = ScriptedResponsesModel(
         [Turn([Call("issue_refund", {"order_id": "1"}, call_id="call_mcp")]), Turn([Text("Done.")])]
     )
-    wrapper = wrapper_for(agent, model)
+    wrapper = wrapper_for(agent, model, approvals=Approvals(editable=True))
     first = make_request([UserMessage(id="user-1", content="Refund 1")], protocol_version=protocol)
 
     paused = await collect(wrapper, first)

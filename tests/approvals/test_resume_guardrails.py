@@ -27,6 +27,7 @@ from agents import (
     tool_output_guardrail,
 )
 
+from ag_ui_openai_agents import Approvals
 from ag_ui_openai_agents.approvals.resume import ABANDONED_RESULT, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import (
     ApprovalSigner,
@@ -139,7 +140,9 @@ async def test_a_signed_approval_is_not_put_to_the_policy_again() -> None:
     interrupt_id = signed_interrupt_id("call_1", signer.sign(subject).token)
     agent = Agent(name="a", tools=[refund])
 
-    signed = await resume_tool_calls(agent, request(arguments, interrupt_id), signer=signer)
+    signed = await resume_tool_calls(
+        agent, request(arguments, interrupt_id), approvals=Approvals(signer=signer)
+    )
     unsigned = await resume_tool_calls(agent, request(arguments))
 
     assert result(signed) == "Refunded 7" and asked == ["call_1"]

@@ -39,6 +39,7 @@ from agents import Agent, RunConfig, Runner, function_tool
 from agents.tool_context import ToolContext
 
 from ag_ui_openai_agents import Approvals, OpenAIAgentsAgent, resume_tool_calls
+from ag_ui_openai_agents.approvals.options import Authorize
 from ag_ui_openai_agents.approvals.signing import ApprovalSecret, ApprovalSigner
 from support.invariants import check_stream
 from support.scripted import (
@@ -202,8 +203,11 @@ def make_instance(
     via: str = "wrapper",
     max_age: float | None = None,
     clock: Callable[[], float] | None = None,
+    editable: bool | Sequence[str] = (),
+    authorize: Authorize | None = None,
 ) -> Instance:
-    """A new server with nothing in common with any other but ``secret``."""
+    """A new server with nothing in common with any other but ``secret``; ``editable`` and
+    ``authorize`` are its :class:`Approvals` settings."""
     ledger: list[tuple[str, dict[str, Any]]] = []
 
     @function_tool(name_override=TOOL, needs_approval=True)
@@ -218,7 +222,8 @@ def make_instance(
     signer = secret
     if secret is not None and not isinstance(secret, ApprovalSigner):
         signer = ApprovalSigner.from_secret(secret, max_age or 86400.0, clock=clock)
-    wrapper = OpenAIAgentsAgent(agent, run_config=config, approvals=Approvals(signer=signer))
+    approvals = Approvals(signer=signer, editable=editable, authorize=authorize)
+    wrapper = OpenAIAgentsAgent(agent, run_config=config, approvals=approvals)
     return Instance(name, agent, config, wrapper, via, ledger, model)
 
 
