@@ -11,8 +11,12 @@ from __future__ import annotations
 import inspect
 from typing import Any, Literal
 
-from agents import Agent, FunctionTool, Handoff
-from agents.result import RunResultStreaming
+from agents import Agent, FunctionTool, Handoff, RunResultStreaming
+from agents import agent_tool_state as sdk_agent_tool_state
+from agents import tool as sdk_tool
+from agents.models import fake_id as sdk_fake_id
+from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall
 from pydantic import TypeAdapter
 
 CancelMode = Literal["none", "immediate", "after_turn"]
@@ -76,3 +80,38 @@ def output_type_adapter(tool: FunctionTool) -> TypeAdapter[Any] | None:
     """The adapter the SDK converts ``tool``'s return value with (None when it has none)."""
     adapter: TypeAdapter[Any] | None = tool._output_type_adapter
     return adapter
+
+
+def fake_responses_id() -> str:
+    """The placeholder the SDK puts where a model gave an item no id of its own."""
+    placeholder: str = sdk_fake_id.FAKE_RESPONSES_ID
+    return placeholder
+
+
+def approval_rejection_message() -> str:
+    """The text the model is given for a tool call a person rejected, unless the run config's
+    ``tool_error_formatter`` says otherwise."""
+    message: str = sdk_tool.DEFAULT_APPROVAL_REJECTION_MESSAGE
+    return message
+
+
+async def invoke_function_tool(
+    tool: FunctionTool, context: ToolContext[Any], arguments: str
+) -> Any:
+    """Run ``tool`` on ``arguments`` as the SDK's run loop does (its timeout enforced) and return
+    what it returned."""
+    return await sdk_tool.invoke_function_tool(
+        function_tool=tool, context=context, arguments=arguments
+    )
+
+
+def set_agent_tool_scope(context: ToolContext[Any], scope: str) -> None:
+    """Record the run of an agent used as a tool under ``scope`` when it is invoked with
+    ``context``, for :func:`consume_agent_tool_result` to take back."""
+    sdk_agent_tool_state.set_agent_tool_state_scope(context, scope)
+
+
+def consume_agent_tool_result(call: ResponseFunctionToolCall, scope: str) -> Any:
+    """The run result an agent used as a tool recorded for ``call`` under ``scope``, removed from
+    the SDK's record (None when it recorded none)."""
+    return sdk_agent_tool_state.consume_agent_tool_run_result(call, scope_id=scope)

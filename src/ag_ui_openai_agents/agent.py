@@ -24,8 +24,7 @@ from ag_ui.core import (
     RunErrorEvent,
     RunStartedEvent,
 )
-from agents import Agent, RunConfig, Runner
-from agents.run_context import RunContextWrapper
+from agents import Agent, RunConfig, RunContextWrapper, Runner
 
 from ag_ui_openai_agents.a2ui import A2UI
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError

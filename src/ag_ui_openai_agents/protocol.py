@@ -44,7 +44,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.models.fake_id import FAKE_RESPONSES_ID
+from ag_ui_openai_agents._sdk import fake_responses_id
+
+_FAKE_RESPONSES_ID = fake_responses_id()
 
 PROVIDER_RUN_CALL_TYPES: frozenset[str] = frozenset(
     {"web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call"}
@@ -142,7 +144,7 @@ def read_hosted_artefact(value: str | None, kind: str) -> dict[str, Any] | None:
 
 def real_id(value: object) -> str | None:
     """Return ``value`` when it is a real SDK id, else None (missing, empty or placeholder)."""
-    if isinstance(value, str) and value and value != FAKE_RESPONSES_ID:
+    if isinstance(value, str) and value and value != _FAKE_RESPONSES_ID:
         return value
     return None
 

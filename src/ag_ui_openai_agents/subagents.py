@@ -21,8 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from agents import AgentToolStreamEvent
-from agents.stream_events import StreamEvent
+from agents import AgentToolStreamEvent, StreamEvent
 
 from ag_ui_openai_agents import _sdk
 

@@ -37,9 +37,7 @@ from ag_ui.core import (
     RunFinishedSuccessOutcome,
     RunStartedEvent,
 )
-from agents import RunContextWrapper, ToolApprovalItem
-from agents.result import RunResultStreaming
-from agents.stream_events import StreamEvent
+from agents import RunContextWrapper, RunResultStreaming, StreamEvent, ToolApprovalItem
 
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ag_ui.core import Interrupt
-from agents.items import ToolApprovalItem
+from agents import ToolApprovalItem
 
 from ag_ui_openai_agents.approvals.decisions import approval_response_schema
 from ag_ui_openai_agents.approvals.signing import (

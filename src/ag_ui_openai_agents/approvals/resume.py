@@ -29,11 +29,9 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolMessage,
 )
-from agents import Agent, RunConfig, RunContextWrapper
-from agents.run_config import ToolErrorFormatterArgs
-from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
-from agents.usage import Usage
+from agents import Agent, RunConfig, RunContextWrapper, ToolErrorFormatterArgs, Usage
 
+from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.decisions import (
     EDITED_ARGS_KEY,
     INVALID_APPROVAL_CODE,
@@ -540,9 +538,10 @@ class _Resolver:
 
     async def _rejection_text(self, call: HistoryCall) -> str:
         """Return the SDK's rejection text, through the run config's formatter when it has one."""
+        default = _sdk.approval_rejection_message()
         formatter = self._run_config.tool_error_formatter
         if formatter is None:
-            return DEFAULT_APPROVAL_REJECTION_MESSAGE
+            return default
         try:
             message = formatter(
                 ToolErrorFormatterArgs(
@@ -550,7 +549,7 @@ class _Resolver:
                     tool_type="function",
                     tool_name=call.name,
                     call_id=call.call_id,
-                    default_message=DEFAULT_APPROVAL_REJECTION_MESSAGE,
+                    default_message=default,
                     run_context=self._run_context,
                 )
             )
@@ -558,5 +557,5 @@ class _Resolver:
                 message = await message
         except Exception:
             logger.exception("The tool error formatter failed; using the default rejection text.")
-            return DEFAULT_APPROVAL_REJECTION_MESSAGE
-        return message if isinstance(message, str) else DEFAULT_APPROVAL_REJECTION_MESSAGE
+            return default
+        return message if isinstance(message, str) else default

@@ -14,12 +14,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import Agent, FunctionTool, Handoff, RunConfig, RunContextWrapper, UserError
-from agents import agent_tool_state as _agent_tool_state
-from agents.items import ItemHelpers, ToolApprovalItem
-from agents.tool import invoke_function_tool as _invoke_function_tool
+from agents import (
+    Agent,
+    FunctionTool,
+    Handoff,
+    ItemHelpers,
+    RunConfig,
+    RunContextWrapper,
+    ToolApprovalItem,
+    Usage,
+    UserError,
+)
 from agents.tool_context import ToolContext
-from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall
 
 from ag_ui_openai_agents import _sdk
@@ -196,11 +202,9 @@ async def _invoke(
 ) -> Any:
     """Invoke ``tool`` and fail if an agent used as a tool paused inside for its own approval."""
     scope = f"agui-resume-{uuid.uuid4().hex}"
-    _agent_tool_state.set_agent_tool_state_scope(tool_context, scope)
-    output = await _invoke_function_tool(
-        function_tool=tool, context=tool_context, arguments=raw_call.arguments
-    )
-    nested = _agent_tool_state.consume_agent_tool_run_result(raw_call, scope_id=scope)
+    _sdk.set_agent_tool_scope(tool_context, scope)
+    output = await _sdk.invoke_function_tool(tool, tool_context, raw_call.arguments)
+    nested = _sdk.consume_agent_tool_result(raw_call, scope)
     pending = nested.interruptions if nested is not None else None
     if pending:
         inner = ", ".join(sorted({str(getattr(i, "name", None) or "?") for i in pending}))

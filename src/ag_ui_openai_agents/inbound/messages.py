@@ -33,8 +33,7 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
-from agents import Agent, FunctionTool
-from agents.items import TResponseInputItem
+from agents import Agent, FunctionTool, TResponseInputItem
 from openai.types.responses import (
     EasyInputMessageParam,
     ResponseFunctionToolCallParam,

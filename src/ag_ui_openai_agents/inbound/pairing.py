@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from agents.items import TResponseInputItem
+from agents import TResponseInputItem
 
 from ag_ui_openai_agents.protocol import read_replay
 

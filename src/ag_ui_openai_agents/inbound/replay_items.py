@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
-from agents.items import TResponseInputItem
+from agents import TResponseInputItem
 
 _PART_TYPES = {"summary": ("summary", "summary_text"), "text": ("content", "reasoning_text")}
 

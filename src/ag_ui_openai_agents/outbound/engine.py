@@ -27,14 +27,15 @@ from ag_ui.core import (
     StepStartedEvent,
     TokenUsage,
 )
-from agents.items import (
+from agents import (
+    AgentUpdatedStreamEvent,
     MCPApprovalRequestItem,
     MCPApprovalResponseItem,
     MCPListToolsItem,
+    MessageOutputItem,
     RunItem,
-    RunItemBase,
+    StreamEvent,
 )
-from agents.stream_events import AgentUpdatedStreamEvent, StreamEvent
 
 from ag_ui_openai_agents.outbound.reasoning import ReasoningTranslation
 from ag_ui_openai_agents.outbound.replay import provider_item
@@ -307,7 +308,7 @@ class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslat
             handler = self._items.get(item.type)
             if handler is None and item.type not in IGNORED_RUN_ITEM_TYPES:
                 logger.debug("Unknown SDK run item type %r: nothing emitted.", item.type)
-            if cls.__module__ == RunItemBase.__module__:
+            if cls.__module__ == MessageOutputItem.__module__:
                 self._items_by_class[cls] = handler
         return handler(item) if handler is not None else []
 

@@ -13,7 +13,7 @@ from ag_ui.core import (
     ReasoningMessageStartEvent,
     ReasoningStartEvent,
 )
-from agents.items import ReasoningItem
+from agents import ReasoningItem
 
 from ag_ui_openai_agents.outbound.windows import ReasoningPart, ReasoningWindow, WindowBook
 

@@ -32,9 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ag_ui.core import BaseEvent, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent
-from agents import AgentToolStreamEvent
-from agents.stream_events import StreamEvent
-from agents.tool import default_tool_error_function
+from agents import AgentToolStreamEvent, StreamEvent, default_tool_error_function
 
 from ag_ui_openai_agents.outbound.windows import SubagentSlot, ToolCallWindow
 from ag_ui_openai_agents.protocol import item_field as _field

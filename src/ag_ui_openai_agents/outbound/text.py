@@ -10,7 +10,7 @@ from ag_ui.core import (
     TextMessageEndEvent,
     TextMessageStartEvent,
 )
-from agents.items import MessageOutputItem
+from agents import MessageOutputItem
 
 from ag_ui_openai_agents.outbound.windows import TextWindow, WindowBook
 

@@ -12,7 +12,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from agents.items import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
+from agents import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.state_events import NO_PREDICTIONS, StatePredictions
