@@ -28,7 +28,7 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool, set_tracing_disabled
 
-from ag_ui_openai_agents import AGUITranslator, SharedState, use_shared_state
+from ag_ui_openai_agents import AGUITranslator, SharedState, Subagents, use_shared_state
 from ag_ui_openai_agents.a2ui import A2UI, FixedSurface, marked_render_tool
 from support.http import wrapper_for
 from support.invariants import check_stream
@@ -122,7 +122,7 @@ def test_the_capabilities_name_the_generating_tool() -> None:
     assert custom["a2ui"] == {"generate_tool": "generate_a2ui"}
     # Its render call is a subagent: the document says which requests see it stream.
     assert custom["subagent_events"] == "1.0"
-    opted_in = wrapper_for(agent, a2ui=A2UI(), subagents_for_pre_1_0_clients=True)
+    opted_in = wrapper_for(agent, a2ui=A2UI(), subagents=Subagents(pre_1_0_clients=True))
     assert (opted_in.capabilities().custom or {})["subagent_events"] == "all"
     plain: Any = wrapper_for(agent).capabilities().custom or {}
     assert "a2ui" not in plain and "subagent_events" not in plain
@@ -329,7 +329,7 @@ async def test_a_client_leaving_mid_generation_stops_it(version: str | None) -> 
     model = ScriptedResponsesModel(generation_turns(GOOD, GOOD), delay=0.01)
     # The opt-in shows the render call to a pre-1.0 request too, so both can stop inside it.
     wrapper = wrapper_for(
-        Agent(name="designer"), model, a2ui=A2UI(), subagents_for_pre_1_0_clients=True
+        Agent(name="designer"), model, a2ui=A2UI(), subagents=Subagents(pre_1_0_clients=True)
     )
     run_input = marked(version)
     stream = wrapper.run_streamed(run_input)

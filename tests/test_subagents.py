@@ -29,7 +29,13 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, SharedState, subagent_events, use_shared_state
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    SharedState,
+    Subagents,
+    subagent_events,
+    use_shared_state,
+)
 from ag_ui_openai_agents.subagents import SubagentSink, streams_as_subagent
 from support.runs import AguiRun, _drain, request, run_agui, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
@@ -91,7 +97,7 @@ async def run(
 ) -> AguiRun:
     """One run; a request without ``protocolVersion`` is served with the opt-in."""
     run_input = request(protocol_version=protocol)
-    option = {"subagents_for_pre_1_0_clients": protocol is None}
+    option = {"subagents": Subagents(pre_1_0_clients=protocol is None)}
     if entry == "agent":
         return await run_served(agent, run_input, AgentScripts(scripts), **option)
     return await run_translated(agent, run_input, AgentScripts(scripts), **option)
@@ -336,7 +342,7 @@ async def test_outer_failure_closes_open_subagents_before_run_error(protocol: st
         run_input,
         AgentScripts(scripts),
         expect_error=True,
-        subagents_for_pre_1_0_clients=True,
+        subagents=Subagents(pre_1_0_clients=True),
     )
     error = result.one(SubagentErrorEvent)
     assert error.code == "run_failed"

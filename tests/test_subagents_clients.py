@@ -4,7 +4,8 @@ A request without ``protocolVersion`` may come from ``@ag-ui/client`` 0.0.57 (Co
 the AG-UI Dojo), which rejects ``SUBAGENT_*`` events and strips ``subagentRunId`` from the
 messages it keeps. By default such a request gets the stream a tool without ``on_stream`` gives:
 the manager's call and its result, and a snapshot without the specialists' messages.
-``subagents_for_pre_1_0_clients=True`` shows it the subagents as a 1.0 request sees them. Every
+``subagents=Subagents(pre_1_0_clients=True)`` shows it the subagents as a 1.0 request sees them.
+Every
 run goes through the real ``Runner.run_streamed`` on a scripted model, through both entry points,
 and every stream through the stream checker.
 """
@@ -25,7 +26,13 @@ from ag_ui.core import (
 )
 from agents import Agent, function_tool
 
-from ag_ui_openai_agents import AGUITranslator, SharedState, subagent_events, use_shared_state
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    SharedState,
+    Subagents,
+    subagent_events,
+    use_shared_state,
+)
 from support.runs import AguiRun, _drain, request, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
 from support.subagent_runs import AgentScripts, run_served, run_translated
@@ -94,7 +101,7 @@ async def run(
     entry: str, protocol: str | None, *, opt_in: bool = False, streamed: bool = True
 ) -> AguiRun:
     run_input = request(user("Owls and bats?"), protocol_version=protocol)
-    option = {"subagents_for_pre_1_0_clients": opt_in}
+    option = {"subagents": Subagents(pre_1_0_clients=opt_in)}
     agent = manager(streamed=streamed)
     if entry == "agent":
         return await run_served(agent, run_input, scripts(), **option)

@@ -34,6 +34,7 @@ from ag_ui_openai_agents import (
     AGUITranslator,
     OpenAIAgentsAgent,
     SharedState,
+    Subagents,
     TranslatedInput,
     use_shared_state,
 )
@@ -288,7 +289,7 @@ async def test_the_recipe_stops_while_the_shared_state_reads_the_run_ahead(
         result, _ = run_streamed(agent(translated), translated.messages, model=model)
     # The subagent streams on both request kinds (opted in for the one without protocolVersion).
     stream = translator.to_agui(
-        result, run_input, shared_state=state, subagents_for_pre_1_0_clients=True
+        result, run_input, shared_state=state, subagents=Subagents(pre_1_0_clients=True)
     )
     events = [await stream.__anext__(), await stream.__anext__()]  # the read-ahead runs now
     assert result.run_loop_task is not None

@@ -59,7 +59,7 @@ def serve_designer(
         description=description,
         run_config=settings.run_config,
         a2ui=a2ui,
-        subagents_for_pre_1_0_clients=settings.subagents_for_pre_1_0_clients,
+        subagents=settings.subagents,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)
 

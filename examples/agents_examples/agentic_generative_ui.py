@@ -6,8 +6,8 @@ fixtures). The tool then carries the steps out one by one, and reports each thro
 state (``shared_state().update(steps=...)``): the page's ``state.steps`` list fills in, and each
 step turns ``"completed"`` while the tool is still running, every change streamed at once:
 the first as a ``STATE_SNAPSHOT``, the next ones as ``STATE_DELTA`` patches
-(``state=StateUpdates(deltas=True)``), each a one-line ``replace`` of a step's status. When all are done
-the model sums up in one sentence.
+(``state=StateUpdates(deltas=True)``), each a one-line ``replace`` of a step's status. When all
+are done the model sums up in one sentence.
 """
 
 from __future__ import annotations

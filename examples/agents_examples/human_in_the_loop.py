@@ -13,7 +13,7 @@ from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_end
 from agents import Agent, StopAtTools
 from fastapi import FastAPI
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 KEEPS_THREADS = True
 """Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
@@ -45,5 +45,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         description=DESCRIPTION,
         run_config=settings.run_config,
         threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

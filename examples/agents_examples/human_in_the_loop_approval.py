@@ -45,9 +45,12 @@ from agents import Agent, Runner, function_tool
 from agents.tool_context import ToolContext
 from fastapi import FastAPI, Request, Response
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed from the decision."
+
+EDITABLE = ("issue_refund",)
+"""The tools whose arguments the person approving may change (the refund's amount)."""
 ROUTE_WRITTEN_BY_HAND = True
 """Its stateless route is written by hand around the translator; the server caps its body."""
 KEEPS_THREADS = True
@@ -91,14 +94,16 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     agent = build_agent(settings)
     secret = settings.approval_secret
     signer = ApprovalSigner.from_secret(secret) if secret else None
+    approvals = Approvals(signer=signer, editable=EDITABLE)
     if settings.threads is not None:
         wrapped = OpenAIAgentsAgent(
             agent,
             name="human_in_the_loop_approval",
             description=DESCRIPTION,
             run_config=settings.run_config,
-            approvals=Approvals(signer=signer),
+            approvals=approvals,
             threads=settings.threads,
+            thread_key=browser_thread_key,
         )
         add_openai_agents_fastapi_endpoint(app, wrapped, path)
         return
@@ -110,7 +115,10 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
             # Answer the paused calls this request decides: approved ones run now. The result
             # carries the signer, so to_agui signs this run's new interrupts with it.
             resumed = await resume_tool_calls(
-                agent, body, run_config=settings.run_config, approvals=Approvals(signer=signer)
+                agent,
+                body,
+                run_config=settings.run_config,
+                approvals=approvals,
             )
             # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
             run = None

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
+from ag_ui_openai_agents import Subagents
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, approval_secrets_from_env
 from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
 from agents import RunConfig
@@ -63,6 +66,12 @@ class ExampleSettings:
     """Where the examples served by ``OpenAIAgentsAgent`` keep their threads; None: stateless."""
 
     @property
+    def subagents(self) -> Subagents:
+        """Who sees agents used as tools as subagents: 1.0 clients, and every client when
+        ``subagents_for_pre_1_0_clients`` is set."""
+        return Subagents(pre_1_0_clients=self.subagents_for_pre_1_0_clients)
+
+    @property
     def offline(self) -> bool:
         """Whether the examples run on the offline demo model."""
         return self.run_config is not None
@@ -84,6 +93,29 @@ class ExampleSettings:
             subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
             threads=threads,
         )
+
+
+SCOPE_COOKIE = "agui_scope"
+"""The cookie the example server sets on each browser: its threads are kept under it."""
+
+DEFAULT_SCOPE = "shared"
+"""The scope of clients that send no scope cookie (API clients, CopilotKit's runtime, the Dojo):
+they share one set of threads, so a thread id is their only key."""
+
+_SCOPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def browser_thread_key(thread_id: str, request: Any) -> str:
+    """The examples' ``thread_key``: the browser's scope cookie, then the thread id.
+
+    A browser's threads are its own (the server sets the cookie on the first page load); a
+    client without the cookie is in :data:`DEFAULT_SCOPE`.
+    """
+    cookies = getattr(request, "cookies", None) or {}
+    scope = cookies.get(SCOPE_COOKIE, "")
+    if not _SCOPE.fullmatch(scope):
+        scope = DEFAULT_SCOPE
+    return f"{scope}:{thread_id}"
 
 
 def approval_secret_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from agents import Agent, RunContextWrapper, function_tool
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "A recipe shared by the page and the agent (state in, snapshot or delta out)."
 KEEPS_THREADS = True
@@ -121,5 +121,6 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         run_config=settings.run_config,
         state=StateUpdates(deltas=True),
         threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

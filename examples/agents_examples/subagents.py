@@ -25,7 +25,7 @@ from ag_ui_openai_agents import (
 from agents import Agent, ModelSettings, function_tool
 from fastapi import FastAPI
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 KEEPS_THREADS = True
 """Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
@@ -175,7 +175,8 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         run_config=settings.run_config,
         # True only when every client without protocolVersion accepts SUBAGENT_* events
         # (CopilotKit 1.75 / @ag-ui/client 0.0.59, not 0.0.57).
-        subagents_for_pre_1_0_clients=settings.subagents_for_pre_1_0_clients,
+        subagents=settings.subagents,
         threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -56,6 +56,7 @@ from fastapi.responses import StreamingResponse
 from support.invariants import check_stream
 
 from agents_examples import EXAMPLES, Example, ExampleSettings
+from agents_examples.settings import browser_thread_key
 from server import create_app
 
 
@@ -82,7 +83,10 @@ def _shopping_agent(settings: ExampleSettings) -> Agent[Any]:
 
 def _mount_shopping(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     wrapped = OpenAIAgentsAgent(
-        _shopping_agent(settings), run_config=settings.run_config, threads=settings.threads
+        _shopping_agent(settings),
+        run_config=settings.run_config,
+        threads=settings.threads,
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)
 

@@ -18,7 +18,7 @@ from agents import (
 )
 from fastapi import FastAPI
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import OpenAIAgentsAgent, Subagents, add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.capabilities import agent_capabilities
 from support.scripted import ScriptedProvider, ScriptedResponsesModel
 
@@ -286,7 +286,7 @@ async def test_custom_says_which_requests_the_subagents_stream_to() -> None:
     )
     manager = Agent(name="manager", tools=[tool])
     default = await fetch_capabilities(wrapped(manager))
-    opted = await fetch_capabilities(wrapped(manager, subagents_for_pre_1_0_clients=True))
+    opted = await fetch_capabilities(wrapped(manager, subagents=Subagents(pre_1_0_clients=True)))
     assert default["custom"]["subagent_events"] == "1.0"  # requests declaring AG-UI 1.0 only
     assert opted["custom"]["subagent_events"] == "all"  # and those without protocolVersion
     plain = agent_capabilities(Agent(name="m", tools=[lookup_order]))

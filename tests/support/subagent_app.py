@@ -16,7 +16,7 @@ from typing import Any
 from agents import Agent, function_tool
 from fastapi import FastAPI
 
-from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint, subagent_events
+from ag_ui_openai_agents import Subagents, add_openai_agents_fastapi_endpoint, subagent_events
 from support.scripted import Call, Text, Turn
 from support.subagent_runs import AgentScripts, served_agent
 
@@ -74,7 +74,7 @@ def build_app(*, subagents_for_pre_1_0_clients: bool = False) -> FastAPI:
         ),
     ]
     manager = Agent(name="Manager", instructions="manage", tools=tools)
-    option = {"subagents_for_pre_1_0_clients": subagents_for_pre_1_0_clients}
+    option = {"subagents": Subagents(pre_1_0_clients=subagents_for_pre_1_0_clients)}
     app = FastAPI()
     add_openai_agents_fastapi_endpoint(app, served_agent(manager, _scripts(), **option), "/agent")
     failing = served_agent(manager, _failing_scripts(), **option)
