@@ -28,10 +28,12 @@ from ag_ui.core import (
 from ag_ui_openai_agents.approvals.decisions import INVALID_APPROVAL_CODE
 from ag_ui_openai_agents.approvals.history import open_calls
 from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE
-from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE
+from ag_ui_openai_agents.approvals.verify import APPROVAL_DENIED_CODE, APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.threads.record import StoredThread, insert_results
 
-NOTHING_RAN_CODES = frozenset({APPROVAL_REFUSED_CODE, INVALID_APPROVAL_CODE, RESUME_LIMIT_CODE})
+NOTHING_RAN_CODES = frozenset(
+    {APPROVAL_REFUSED_CODE, APPROVAL_DENIED_CODE, INVALID_APPROVAL_CODE, RESUME_LIMIT_CODE}
+)
 """RUN_ERROR codes of a resume that ran nothing: its claimed calls are still paused."""
 
 
@@ -91,8 +93,9 @@ class Recorder:
 
         The history stays as it was stored, with the results of the claimed calls the run
         reported. A claimed call without a reported result stays claimed (it may have run, and
-        is answered INTERRUPTED next time), unless the resume ran nothing (approvals refused,
-        an invalid answer, a request over the resume limits): then the calls are still paused.
+        is answered INTERRUPTED next time), unless the resume ran nothing (approvals refused or
+        not authorised, an invalid answer, a request over the resume limits): then the calls
+        are still paused.
         """
         answered = {c: self.results[c] for c in claimed if c in self.results}
         kept = [] if self.refused else [c for c in claimed if c not in answered]
