@@ -354,7 +354,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     serving = commands.add_parser("serve", help="run the example server")
-    serving.add_argument("--host", help="bind address (default: HOST or 0.0.0.0)")
+    serving.add_argument("--host", help="bind address (default: HOST or 127.0.0.1)")
     serving.add_argument("--port", type=int, help="port (default: PORT or 8031)")
     testing = commands.add_parser("test", help="run the test suites")
     testing.add_argument("--quick", action="store_true", help="package and examples only")

@@ -1,6 +1,6 @@
 """Serve every example on one FastAPI app, each under ``/<name>``.
 
-    uv run python server.py                 # HOST (0.0.0.0) and PORT (8031) from the environment
+    uv run python server.py                 # HOST (127.0.0.1) and PORT (8031) from the environment
     uv run uvicorn server:create_app --factory --port 8031
 
 Open http://localhost:8031 for a page that tries every example in the browser.
@@ -114,7 +114,7 @@ def main() -> None:
     """Run the server with uvicorn."""
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app = create_app()
-    host = os.environ.get("HOST", "0.0.0.0")
+    host = os.environ.get("HOST", "127.0.0.1")
     port = int(os.environ.get("PORT", "8031"))
     uvicorn.run(app, host=host, port=port)
 

@@ -450,11 +450,16 @@ async def test_a_given_sdk_context_wins_over_the_ag_ui_context() -> None:
 async def test_a_context_factory_is_called_with_the_request() -> None:
     seen: list[Any] = []
     agent = Agent(name="shop", instructions="Help.", tools=[context_reader(seen)])
-    wrapper = wrap(agent, reader_model(), context=lambda ri: {"thread": ri.thread_id})
+    http_request = object()
 
-    await run(wrapper, make_input(context=PAGE_CONTEXT))
+    def factory(run_input: RunAgentInput, request: Any) -> Any:
+        return {"thread": run_input.thread_id, "rq": request}
 
-    assert seen == [{"thread": "thread-1"}]
+    await run(wrap(agent, reader_model(), context=factory), make_input(context=PAGE_CONTEXT))
+    wrapper = wrap(agent, reader_model(), context=factory)
+    await collect(wrapper.run_streamed(make_input(context=PAGE_CONTEXT), request=http_request))
+
+    assert seen == [{"thread": "thread-1", "rq": None}, {"thread": "thread-1", "rq": http_request}]
 
 
 async def test_an_approved_tool_run_on_resume_also_sees_the_ag_ui_context() -> None:

@@ -16,7 +16,7 @@ from ag_ui_openai_agents import AGUITranslator
 from ag_ui_openai_agents.engine import AGUIToOpenAITranslator, OpenAIToAGUITranslator
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-MAX_ROOT_NAMES = 18
+MAX_ROOT_NAMES = 24
 
 
 def _root_names() -> list[str]:
@@ -53,6 +53,9 @@ HOME_MODULES = {
     "ag_ui_openai_agents.translator",
     "ag_ui_openai_agents.state",
     "ag_ui_openai_agents.subagents",
+    "ag_ui_openai_agents.options",
+    "ag_ui_openai_agents.approvals.options",
+    "ag_ui_openai_agents.approvals.limits",
     "ag_ui_openai_agents.approvals.resume",
     "ag_ui_openai_agents.approvals.signing",
     "ag_ui_openai_agents.approvals.interrupts",

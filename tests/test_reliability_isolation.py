@@ -271,7 +271,7 @@ def _secret_instructions(context: Any, agent: Any) -> str:
     raise RuntimeError(f"instructions failed: {SECRET}")
 
 
-def _secret_context(run_input: RunAgentInput) -> Any:
+def _secret_context(run_input: RunAgentInput, request: Any) -> Any:
     raise RuntimeError(f"context failed: {SECRET}")
 
 
