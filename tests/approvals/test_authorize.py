@@ -16,11 +16,9 @@ from typing import Any
 import pytest
 from ag_ui.core import (
     BaseEvent,
-    Interrupt,
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
-    RunFinishedInterruptOutcome,
     UserMessage,
 )
 from agents import set_tracing_disabled
@@ -42,12 +40,6 @@ pytestmark = pytest.mark.parametrize("version", PROTOCOLS, ids=["1.0", "pre-1.0"
 @dataclass
 class Posted(RunEvents):
     events: list[BaseEvent]
-
-    @property
-    def interrupts(self) -> list[Interrupt]:
-        outcome = self.finished.outcome
-        assert isinstance(outcome, RunFinishedInterruptOutcome), f"outcome {outcome!r}"
-        return outcome.interrupts
 
 
 @dataclass

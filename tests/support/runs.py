@@ -20,11 +20,13 @@ from typing import Any, TypeVar
 
 from ag_ui.core import (
     BaseEvent,
+    Interrupt,
     Message,
     MessagesSnapshotEvent,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     Tool,
     UserMessage,
@@ -89,6 +91,13 @@ class RunEvents:
         last = self.events[-1]
         assert isinstance(last, RunFinishedEvent), f"the run ended with {last.type.value}"
         return last
+
+    @property
+    def interrupts(self) -> list[Interrupt]:
+        """The interrupts the run ended with (its RUN_FINISHED must carry them)."""
+        outcome = self.finished.outcome
+        assert isinstance(outcome, RunFinishedInterruptOutcome), f"outcome {outcome!r}"
+        return outcome.interrupts
 
     @property
     def run_error(self) -> RunErrorEvent:

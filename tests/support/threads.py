@@ -17,12 +17,10 @@ from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
-    Interrupt,
     Message,
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
-    RunFinishedInterruptOutcome,
     StateSnapshotEvent,
     TextMessageContentEvent,
     Tool,
@@ -126,12 +124,6 @@ class Run(RunEvents):
     request: RunAgentInput
     events: list[BaseEvent]
     error: BaseException | None = None
-
-    @property
-    def interrupts(self) -> list[Interrupt]:
-        outcome = self.finished.outcome
-        assert isinstance(outcome, RunFinishedInterruptOutcome), f"outcome {outcome!r}"
-        return outcome.interrupts
 
     @property
     def states(self) -> list[Any]:
