@@ -244,8 +244,6 @@ async def test_an_agent_tool_that_paused_leaves_its_run_under_the_scope_until_ta
 # The rule: outside ``_sdk.py`` the package imports from the SDK only what its root exports
 # (``agents.__all__``), from the root, plus these documented types the root does not export.
 DOCUMENTED_OUTSIDE_ROOT = frozenset({("agents.tool_context", "ToolContext")})
-# Modules still importing root-exported names from their SDK submodule (being rewritten).
-ROOT_IMPORT_PENDING = frozenset({"a2ui.py"})
 PACKAGE_DIR = Path(_sdk.__file__).parent
 
 
@@ -283,17 +281,8 @@ def package_breaks() -> dict[str, list[tuple[int, str, bool]]]:
 
 
 def test_sdk_names_outside_the_sdk_module_are_root_exports_or_documented_types() -> None:
-    forbidden = {
-        name: [b for b in breaks if b[2] or name not in ROOT_IMPORT_PENDING]
-        for name, breaks in package_breaks().items()
-    }
-    assert {name: breaks for name, breaks in forbidden.items() if breaks} == {}
-
-
-def test_modules_pending_root_imports_still_import_from_submodules() -> None:
-    breaks = package_breaks()
-    clean = [m for m in sorted(ROOT_IMPORT_PENDING) if all(b[2] for b in breaks.get(m, []))]
-    assert clean == [], "these import from the SDK root now: drop them from ROOT_IMPORT_PENDING"
+    forbidden = {name: breaks for name, breaks in package_breaks().items() if breaks}
+    assert forbidden == {}
 
 
 def test_the_sdk_import_rule_reports_private_names_and_submodule_imports() -> None:

@@ -299,7 +299,7 @@ class OpenAIAgentsAgent:
         translated = self.translator.to_openai(a2ui.run_input if a2ui else resumed.run_input)
         agent = self._request_agent(translated)
         if a2ui is not None:
-            agent = a2ui.agent(agent)
+            agent = a2ui.agent(agent, history=translated.messages)
         result = Runner.run_streamed(
             agent, input=translated.messages, context=context, run_config=run_config
         )

@@ -1,4 +1,4 @@
-"""A2UI: the ``generate_a2ui`` tool for requests the A2UI middleware marks, and fixed surfaces.
+"""A2UI: the ``generate_a2ui`` tool for requests the A2UI middleware marks.
 
 Every run goes through the real Runner and the served wrapper (or the translator), on both
 request kinds; the scripted model answers the outer agent's turns and the forced
@@ -13,26 +13,32 @@ from typing import Any
 import pytest
 from ag_ui.core import (
     AssistantMessage,
-    BaseEvent,
-    Context,
     FunctionCall,
     MessagesSnapshotEvent,
-    RunAgentInput,
     SubagentStartedEvent,
-    Tool,
     ToolCall,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
     ToolMessage,
     UserMessage,
 )
-from agents import Agent, function_tool, set_tracing_disabled
+from agents import Agent, set_tracing_disabled
 
 from ag_ui_openai_agents import AGUITranslator, SharedState, Subagents, use_shared_state
-from ag_ui_openai_agents.a2ui import A2UI, FixedSurface, marked_render_tool
+from ag_ui_openai_agents.a2ui import A2UI, marked_render_tool
+from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
+from support.a2ui import (
+    BROKEN,
+    CATALOG_ID,
+    GOOD,
+    RENDER_TOOL,
+    generation_turns,
+    marked,
+    render_calls,
+    result_of,
+    serve,
+)
 from support.http import wrapper_for
 from support.invariants import check_stream
-from support.runs import check_prefix, request
+from support.runs import request
 from support.scripted import (
     Call,
     ScriptedProvider,
@@ -44,72 +50,6 @@ from support.scripted import (
 from support.state_runs import KINDS, post_run
 
 set_tracing_disabled(True)
-
-CATALOG_ID = "https://a2ui.org/demos/dojo/dynamic_catalog.json"
-RENDER_TOOL = Tool(
-    name="render_a2ui",
-    description="Render a dynamic A2UI v0.9 surface with structured parameters.",
-    parameters={"type": "object", "properties": {"surfaceId": {"type": "string"}}},
-)
-SCHEMA_CONTEXT = Context(
-    description=(
-        "A2UI Component Schema — available components for generating UI surfaces. "
-        "Use these component names and properties when creating A2UI operations."
-    ),
-    value=json.dumps({"catalogId": CATALOG_ID, "components": {"Column": {}, "Text": {}}}),
-)
-GOOD = {
-    "surfaceId": "weather",
-    "components": [
-        {"id": "root", "component": "Column", "children": ["title"]},
-        {"id": "title", "component": "Text", "text": {"path": "/city"}},
-    ],
-    "data": {"city": "Lisbon"},
-}
-BROKEN = {  # the root names a child that does not exist
-    "surfaceId": "weather",
-    "components": [{"id": "root", "component": "Column", "children": ["missing"]}],
-}
-
-
-def marked(version: str | None, *messages: Any, flag: Any = True) -> RunAgentInput:
-    """A request as the A2UI middleware sends it: flagged, with its render tool and schema."""
-    base = request(*messages, tools=[RENDER_TOOL], protocol_version=version)
-    return base.model_copy(
-        update={"forwarded_props": {"injectA2UITool": flag}, "context": [SCHEMA_CONTEXT]}
-    )
-
-
-def generation_turns(*renders: dict[str, Any], reply: str = "Here it is.") -> list[Turn]:
-    return [
-        Turn([Call("generate_a2ui", {"intent": "create"}, call_id="call_gen")]),
-        *(Turn([Call("render_a2ui", args, chunks=4)]) for args in renders),
-        Turn([Text(reply)]),
-    ]
-
-
-def result_of(events: list[BaseEvent], call_id: str = "call_gen") -> dict[str, Any]:
-    (result,) = [
-        e for e in events if isinstance(e, ToolCallResultEvent) and e.tool_call_id == call_id
-    ]
-    parsed: dict[str, Any] = json.loads(result.content)
-    return parsed
-
-
-def render_calls(events: list[BaseEvent]) -> list[ToolCallStartEvent]:
-    return [
-        e for e in events if isinstance(e, ToolCallStartEvent) and e.tool_call_name == "render_a2ui"
-    ]
-
-
-async def serve(
-    turns: list[Turn], run_input: RunAgentInput, **a2ui: Any
-) -> tuple[list[BaseEvent], ScriptedResponsesModel]:
-    model = ScriptedResponsesModel(turns)
-    agent = Agent(name="designer", instructions="Build interfaces.")
-    events = await post_run(wrapper_for(agent, model, a2ui=A2UI(**a2ui)), run_input)
-    model.assert_consumed()
-    return events, model
 
 
 # --------------------------------------------------------------------------- marking
@@ -250,6 +190,64 @@ async def test_no_render_call_and_unreadable_arguments_count_as_failed_attempts(
     assert attempts[0]["errors"][0]["message"] == "Sub-agent did not call render_a2ui"
 
 
+# --------------------------------------------------------------------------- catalog
+
+APP_CATALOG = "catalog://application"
+MODEL_CATALOG = "catalog://named-by-the-model"
+
+
+@pytest.mark.parametrize(
+    ("named", "application", "in_request", "expected"),
+    [
+        (MODEL_CATALOG, APP_CATALOG, True, MODEL_CATALOG),  # the model's render arguments
+        (None, APP_CATALOG, True, APP_CATALOG),  # then A2UI(default_catalog_id=...)
+        ("basic", None, True, CATALOG_ID),  # then the request's schema context
+        (None, None, False, None),  # then none: the client's default applies
+    ],
+    ids=["model", "application", "request", "none"],
+)
+@pytest.mark.parametrize("version", KINDS)
+async def test_a_new_surface_is_created_in_the_catalog_named_first(
+    version: str | None,
+    named: str | None,
+    application: str | None,
+    in_request: bool,
+    expected: str | None,
+) -> None:
+    render = GOOD if named is None else {**GOOD, "catalogId": named}
+    run_input = marked(version)
+    if not in_request:
+        run_input = run_input.model_copy(update={"context": []})
+
+    events, _ = await serve(generation_turns(render), run_input, default_catalog_id=application)
+
+    create = result_of(events)["a2ui_operations"][0]["createSurface"]
+    assert create == {"surfaceId": "weather", **({"catalogId": expected} if expected else {})}
+
+
+# --------------------------------------------------------------------------- history
+
+
+@pytest.mark.parametrize("version", KINDS)
+async def test_the_request_is_translated_once_and_the_render_call_starts_from_it(
+    version: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    translated: list[int] = []
+    translate = AGUIToOpenAITranslator.translate_messages
+
+    def counting(self: AGUIToOpenAITranslator, messages: Any) -> Any:
+        translated.append(1)
+        return translate(self, messages)
+
+    monkeypatch.setattr(AGUIToOpenAITranslator, "translate_messages", counting)
+
+    _, model = await serve(generation_turns(GOOD), marked(version))
+
+    assert len(translated) == 1
+    outer, render, _ = model.calls
+    assert render.input == outer.input
+
+
 @pytest.mark.parametrize("version", KINDS)
 async def test_an_update_edits_the_surface_the_history_holds(version: str | None) -> None:
     first, _ = await serve(generation_turns(GOOD), marked(version))
@@ -323,28 +321,6 @@ async def test_the_translator_serves_a_marked_request_with_prepare(version: str 
 
 
 @pytest.mark.parametrize("version", KINDS)
-async def test_a_client_leaving_mid_generation_stops_it(version: str | None) -> None:
-    """The consumer stops reading while the render call streams: the attempt is cancelled and
-    no further attempt or agent turn is started."""
-    model = ScriptedResponsesModel(generation_turns(GOOD, GOOD), delay=0.01)
-    # The opt-in shows the render call to a pre-1.0 request too, so both can stop inside it.
-    wrapper = wrapper_for(
-        Agent(name="designer"), model, a2ui=A2UI(), subagents=Subagents(pre_1_0_clients=True)
-    )
-    run_input = marked(version)
-    stream = wrapper.run_streamed(run_input)
-    events: list[BaseEvent] = []
-    async for event in stream:
-        events.append(event)
-        if event.type.value == "TOOL_CALL_ARGS" and event.subagent_run_id is not None:
-            break
-    await stream.aclose()
-
-    check_prefix(events, run_input)
-    assert len(model.calls) == 2
-
-
-@pytest.mark.parametrize("version", KINDS)
 async def test_a_user_action_on_a_surface_reaches_the_agent(version: str | None) -> None:
     """A click on a surface: the middleware turns ``forwardedProps.a2uiAction`` into a
     ``log_a2ui_event`` call and its result at the end of the history it forwards."""
@@ -372,52 +348,3 @@ async def test_a_user_action_on_a_surface_reaches_the_agent(version: str | None)
     sent = json.dumps(model.calls[0].input)
     assert "log_a2ui_event" in sent and "book_flight" in sent
     assert events[-1].type.value == "RUN_FINISHED"
-
-
-# --------------------------------------------------------------------------- fixed surfaces
-
-FLIGHTS = FixedSurface(
-    surface_id="flight-search-results",
-    catalog_id="https://a2ui.org/demos/dojo/fixed_catalog.json",
-    components=[
-        {"id": "root", "component": "Row", "children": {"componentId": "card", "path": "/flights"}},
-        {"id": "card", "component": "FlightCard", "airline": {"path": "airline"}},
-    ],
-)
-
-
-@function_tool
-def search_flights(airlines: list[str]) -> str:
-    """Show flights as cards."""
-    return FLIGHTS.envelope({"flights": [{"airline": name} for name in airlines]})
-
-
-@pytest.mark.parametrize("version", KINDS)
-async def test_a_backend_tool_returns_a_fixed_surface_envelope(version: str | None) -> None:
-    model = ScriptedResponsesModel(
-        [
-            Turn([Call("search_flights", {"airlines": ["TAP", "KLM"]})]),
-            Turn([Text("Here are your flights.")]),
-        ]
-    )
-    agent = Agent(name="travel", tools=[search_flights])
-
-    events = await post_run(wrapper_for(agent, model), request(protocol_version=version))
-
-    operations = result_of(events, "call_1")["a2ui_operations"]
-    assert operations[0]["createSurface"]["catalogId"].endswith("fixed_catalog.json")
-    assert operations[2]["updateDataModel"]["value"] == {
-        "flights": [{"airline": "TAP"}, {"airline": "KLM"}]
-    }
-
-
-def test_a_fixed_layout_and_its_data_are_checked() -> None:
-    with pytest.raises(ValueError, match="invalid A2UI layout"):
-        FixedSurface("s", [{"id": "main", "component": "Row"}])  # no root
-    catalog = {"components": {"Text": {"properties": {"text": {}}, "required": ["text"]}}}
-    with pytest.raises(ValueError, match="invalid A2UI layout"):
-        FixedSurface("s", [{"id": "root", "component": "Text"}], catalog=catalog)
-    bound = FixedSurface("s", [{"id": "root", "component": "Text", "text": {"path": "/title"}}])
-    with pytest.raises(ValueError, match="does not fit"):
-        bound.envelope({"other": 1})
-    assert "a2ui_operations" in json.loads(bound.envelope({"title": "Hi"}))
