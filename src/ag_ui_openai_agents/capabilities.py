@@ -109,12 +109,6 @@ def agent_capabilities(
     included) are kept on the server."""
     subagent_settings = subagents or Subagents()
     state_settings = state or StateUpdates()
-    # A tool switched off with ``is_enabled=False`` is never offered to the model.
-    tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
-    gated = _gated_tool_names(agent)
-    editable = approvals is not None and any(approvals.may_edit(name) for name in gated)
-    settings = agent.model_settings
-    includes = [str(i) for i in (settings.response_include or [])] if settings else []
     streamed = _subagents(agent)
     return AgentCapabilities(
         identity=IdentityCapabilities(
@@ -123,12 +117,7 @@ def agent_capabilities(
             description=description or None,
         ),
         transport=TransportCapabilities(streaming=True),
-        tools=ToolsCapabilities(
-            supported=True,
-            items=[_tool(tool) for tool in tools] or None,
-            parallel_calls=settings.parallel_tool_calls is not False if settings else True,
-            client_provided=True,
-        ),
+        tools=_tools(agent),
         state=StateCapabilities(
             snapshots=True,
             deltas=state_settings.deltas,
@@ -140,29 +129,54 @@ def agent_capabilities(
             handoffs=bool(agent.handoffs),
             subagents=streamed or None,
         ),
-        reasoning=ReasoningCapabilities(
-            supported=True,
-            streaming=True,
-            encrypted="reasoning.encrypted_content" in includes,
-        ),
+        reasoning=_reasoning(agent),
         multimodal=MultimodalCapabilities(
             input=MultimodalInputCapabilities(
                 image=True, audio=True, pdf=True, file=True, video=False
             )
         ),
-        human_in_the_loop=HumanInTheLoopCapabilities(
-            supported=True,
-            approvals=bool(gated),
-            interrupts=bool(gated),
-            # Interrupts of editable tools accept editedArgs (checked against the tool's schema).
-            approve_with_edits=editable,
-        ),
+        human_in_the_loop=_human_in_the_loop(agent, approvals),
         custom=_custom(
             # The A2UI render call streams as a subagent too.
             subagent_settings.pre_1_0_clients if streamed or a2ui_tool else None,
             state_settings.predictive,
             a2ui_tool,
         ),
+    )
+
+
+def _tools(agent: Agent[Any]) -> ToolsCapabilities:
+    # A tool switched off with ``is_enabled=False`` is never offered to the model.
+    tools = [t for t in agent.tools if isinstance(t, FunctionTool) and t.is_enabled is not False]
+    settings = agent.model_settings
+    return ToolsCapabilities(
+        supported=True,
+        items=[_tool(tool) for tool in tools] or None,
+        parallel_calls=settings.parallel_tool_calls is not False if settings else True,
+        client_provided=True,
+    )
+
+
+def _reasoning(agent: Agent[Any]) -> ReasoningCapabilities:
+    settings = agent.model_settings
+    includes = [str(i) for i in (settings.response_include or [])] if settings else []
+    return ReasoningCapabilities(
+        supported=True, streaming=True, encrypted="reasoning.encrypted_content" in includes
+    )
+
+
+def _human_in_the_loop(
+    agent: Agent[Any], approvals: Approvals | None
+) -> HumanInTheLoopCapabilities:
+    """Approvals and interrupts for gated tools; edits for the gated tools made editable
+    (their interrupts accept ``editedArgs``, checked against the tool's schema)."""
+    gated = _gated_tool_names(agent)
+    editable = approvals is not None and any(approvals.may_edit(name) for name in gated)
+    return HumanInTheLoopCapabilities(
+        supported=True,
+        approvals=bool(gated),
+        interrupts=bool(gated),
+        approve_with_edits=editable,
     )
 
 
