@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,11 +33,7 @@ from agents import Agent, RunConfig, RunContextWrapper, ToolErrorFormatterArgs, 
 
 from ag_ui_openai_agents import _sdk
 from ag_ui_openai_agents.approvals.decisions import (
-    EDITED_ARGS_KEY,
-    INVALID_APPROVAL_CODE,
     Decision,
-    InvalidDecision,
-    check_edits,
     read_decision,
     with_arguments,
 )
@@ -52,18 +48,17 @@ from ag_ui_openai_agents.approvals.interrupts import (
     approval_interrupt,
 )
 from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE, ResumeLimitError, ResumeLimits
-from ag_ui_openai_agents.approvals.options import ApprovalRequest, Approvals
+from ag_ui_openai_agents.approvals.options import Approvals
+from ag_ui_openai_agents.approvals.screening import Offered, denied, invalid_decisions
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.approvals.tools import (
     Catalog,
     ServerTool,
     catalog_tools,
     may_need_approval,
-    params_schema,
     run_approved,
 )
 from ag_ui_openai_agents.approvals.verify import (
-    APPROVAL_DENIED_CODE,
     ApprovalRefusal,
     check_answers,
     refusal_message,
@@ -196,7 +191,7 @@ async def resume_tool_calls(
     answers = _gated_answers(
         [c for c in calls if _answered_here(catalog, c.name, client_names)], index, catalog
     )
-    offered = _Offered(catalog, approvals)
+    offered = Offered(catalog, approvals)
     renewed: dict[HistoryCall, Interrupt] = {}
     if approvals.signer is not None:
         binding = thread_key if thread_key is not None else run_input.thread_id
@@ -204,9 +199,9 @@ async def resume_tool_calls(
         if checked.refusals:
             return done(_refused(run_input, calls, checked.refusals, offered))
         answers, renewed = checked.answers, checked.renewed
-    refusals = _invalid_decisions(answers, catalog, approvals)
+    refusals = invalid_decisions(answers, catalog, approvals)
     if not refusals:
-        refusals = await _denied(answers, renewed, catalog, approvals, run_input, request)
+        refusals = await denied(answers, renewed, catalog, approvals, run_input, request)
     if refusals:
         return done(_refused(run_input, calls, refusals, offered))
     taken = {message.id for message in run_input.messages}
@@ -227,24 +222,6 @@ async def resume_tool_calls(
 
 
 _DEFAULT_APPROVALS = Approvals()
-
-
-class _Offered:
-    """What an interrupt offers for a call: ``editedArgs`` typed by the tool's schema, for the
-    tools the settings make editable."""
-
-    def __init__(self, catalog: Catalog, approvals: Approvals) -> None:
-        self.catalog = catalog
-        self.approvals = approvals
-
-    def params_schema(self, name: str) -> dict[str, Any] | None:
-        """The argument schema the interrupt of a call of ``name`` offers edits with."""
-        if not self.approvals.may_edit(name):
-            return None
-        return params_schema(self.catalog.candidates(name))
-
-    def schema_of(self, call: HistoryCall) -> dict[str, Any] | None:
-        return self.params_schema(call.name)
 
 
 def _answered_here(catalog: Catalog, name: str, client_names: set[str]) -> bool:
@@ -303,95 +280,11 @@ def _warn_unmatched_entries(unmatched: Sequence[ResumeEntry]) -> None:
     )
 
 
-def _invalid_decisions(
-    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]],
-    catalog: Catalog,
-    approvals: Approvals,
-) -> list[ApprovalRefusal]:
-    """The malformed answers among ``answers``, checked before anything runs.
-
-    Edits of a tool the settings do not make editable are malformed. Others are checked against
-    the argument schema of the one tool the call may mean; when the call is ambiguous or its
-    tool unknown nothing runs anyway (AMBIGUOUS, ABANDONED).
-    """
-    refusals: list[ApprovalRefusal] = []
-    for call, entry in answers:
-        if entry is None or entry.status == "cancelled":
-            continue
-        problem = _problem(read_decision(entry.payload), call, catalog, approvals)
-        if problem is not None:
-            logger.warning(
-                "Invalid answer to the approval of tool call %r: %s", call.call_id[:80], problem
-            )
-            explanation = f"the answer is invalid: {problem}; answer the interrupt again"
-            refusals.append(
-                ApprovalRefusal(call.call_id, call.name, explanation, INVALID_APPROVAL_CODE)
-            )
-    return refusals
-
-
-def _problem(
-    decision: Decision | InvalidDecision, call: HistoryCall, catalog: Catalog, approvals: Approvals
-) -> str | None:
-    """What is wrong with one decision (None: nothing)."""
-    if isinstance(decision, InvalidDecision):
-        return decision.problem
-    if decision.edited_args is None:
-        return None
-    if not approvals.may_edit(call.name):
-        return f"{EDITED_ARGS_KEY!r} is not accepted: this tool's arguments cannot be edited"
-    candidates = catalog.candidates(call.name)
-    if len(candidates) == 1:
-        return check_edits(decision.edited_args, candidates[0].tool.params_json_schema)
-    return None
-
-
-async def _denied(
-    answers: Sequence[tuple[HistoryCall, ResumeEntry | None]],
-    renewed: Mapping[HistoryCall, Interrupt],
-    catalog: Catalog,
-    approvals: Approvals,
-    run_input: RunAgentInput,
-    request: Any,
-) -> list[ApprovalRefusal]:
-    """The approved calls the application's ``authorize`` hook refuses, asked before any runs.
-
-    Every call that an approval would run is asked about (an expired approval, asked again,
-    runs nothing and is not); one refusal is enough to run nothing.
-    """
-    if approvals.authorize is None:
-        return []
-    refusals: list[ApprovalRefusal] = []
-    for call, entry in answers:
-        if entry is None or entry.status == "cancelled" or call in renewed:
-            continue
-        decision = read_decision(entry.payload)
-        if not isinstance(decision, Decision) or not decision.approved:
-            continue
-        if len(catalog.candidates(call.name)) != 1:
-            continue  # AMBIGUOUS or ABANDONED: nothing would run
-        arguments = decision.arguments(call.arguments)
-        asked = ApprovalRequest(
-            tool_name=call.name,
-            arguments=arguments,
-            edited=arguments != call.arguments,
-            run_input=run_input,
-            request=request,
-        )
-        if not await approvals.authorized(asked):
-            logger.warning("Approval of tool call %r refused by authorize", call.call_id[:80])
-            refusals.append(ApprovalRefusal(call.call_id, call.name, _DENIED, APPROVAL_DENIED_CODE))
-    return refusals
-
-
-_DENIED = "the server did not authorise this approval"
-
-
 def _refused(
     run_input: RunAgentInput,
     open_calls: Sequence[HistoryCall],
     refusals: Sequence[ApprovalRefusal],
-    offered: _Offered,
+    offered: Offered,
 ) -> ResumedToolCalls:
     """The result of a request whose answers were refused: nothing answered, nothing run."""
     calls = {c.call_id: c for c in open_calls}
@@ -421,7 +314,7 @@ class _Resolver:
 
     def __init__(
         self,
-        offered: _Offered,
+        offered: Offered,
         context: Any,
         run_config: RunConfig,
         run_context: RunContextWrapper[Any],
