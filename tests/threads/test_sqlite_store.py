@@ -76,6 +76,7 @@ async def test_the_first_calls_on_a_new_file_all_succeed(tmp_path: Path) -> None
         assert [r for r in results if isinstance(r, BaseException)] == []
 
 
+@pytest.mark.slow
 def test_worker_processes_starting_on_a_new_file_all_succeed(tmp_path: Path) -> None:
     """Four processes, as ``uvicorn --workers 4`` starts them, each making their first call on
     the same new file at once."""
