@@ -1,5 +1,5 @@
 """A2UI surfaces for the A2UI middleware (``@ag-ui/a2ui-middleware``), built on
-``ag-ui-a2ui-toolkit``.
+``ag-ui-a2ui-toolkit`` (the ``a2ui`` extra: ``pip install 'ag-ui-openai-agents[a2ui]'``).
 
 Two ways an agent shows an A2UI surface, as the AG-UI integrations of ADK and AWS Strands serve
 them:
@@ -31,24 +31,6 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ag_ui.core import RunAgentInput
-from ag_ui_a2ui_toolkit import (
-    BASIC_CATALOG_ID,
-    DEFAULT_SURFACE_ID,
-    GENERATE_A2UI_ARG_DESCRIPTIONS,
-    GENERATE_A2UI_TOOL_DESCRIPTION,
-    GENERATE_A2UI_TOOL_NAME,
-    MAX_A2UI_ATTEMPTS,
-    RENDER_A2UI_TOOL_DEF,
-    assemble_ops,
-    build_a2ui_envelope,
-    prepare_a2ui_request,
-    resolve_a2ui_catalog,
-    run_a2ui_generation_with_recovery,
-    split_a2ui_schema_context,
-    validate_a2ui_components,
-    wrap_as_operations_envelope,
-    wrap_error_envelope,
-)
 from agents import (
     Agent,
     FunctionTool,
@@ -61,8 +43,33 @@ from agents.models.interface import Model
 from agents.stream_events import AgentUpdatedStreamEvent
 from agents.tool_context import ToolContext
 
+from ag_ui_openai_agents._extras import missing_extra
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
 from ag_ui_openai_agents.subagents import subagent_events
+
+try:
+    from ag_ui_a2ui_toolkit import (
+        BASIC_CATALOG_ID,
+        DEFAULT_SURFACE_ID,
+        GENERATE_A2UI_ARG_DESCRIPTIONS,
+        GENERATE_A2UI_TOOL_DESCRIPTION,
+        GENERATE_A2UI_TOOL_NAME,
+        MAX_A2UI_ATTEMPTS,
+        RENDER_A2UI_TOOL_DEF,
+        assemble_ops,
+        build_a2ui_envelope,
+        prepare_a2ui_request,
+        resolve_a2ui_catalog,
+        run_a2ui_generation_with_recovery,
+        split_a2ui_schema_context,
+        validate_a2ui_components,
+        wrap_as_operations_envelope,
+        wrap_error_envelope,
+    )
+except ModuleNotFoundError as exc:  # the a2ui extra is not installed
+    if exc.name != "ag_ui_a2ui_toolkit":
+        raise
+    raise missing_extra("ag_ui_openai_agents.a2ui", "a2ui") from exc
 
 __all__ = ["A2UI", "A2UIRequest", "FixedSurface", "marked_render_tool"]
 
