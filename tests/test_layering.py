@@ -2,7 +2,7 @@
 
 ``protocol`` holds what inbound, outbound and approvals share, so neither inbound nor approvals
 reaches into outbound; ``server/`` builds on the core and the core never imports it (only the
-package root re-exports the FastAPI shortcut).
+package root re-exports its public names).
 """
 
 from __future__ import annotations

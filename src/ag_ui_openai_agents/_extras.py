@@ -24,7 +24,13 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
 """The top-level modules each extra installs, of those the package imports."""
 
 OPTIONAL_NAMES: dict[str, tuple[str, str]] = {
+    "A2UI": (f"{PACKAGE}.a2ui", "a2ui"),
+    "A2UIRequest": (f"{PACKAGE}.a2ui", "a2ui"),
+    "FixedSurface": (f"{PACKAGE}.a2ui", "a2ui"),
+    "RequestLimitMiddleware": (f"{PACKAGE}.server.limits", "fastapi"),
+    "SHUTDOWN_ERROR_CODE": (f"{PACKAGE}.server.streaming", "fastapi"),
     "add_openai_agents_fastapi_endpoint": (f"{PACKAGE}.server.endpoint", "fastapi"),
+    "agui_sse_response": (f"{PACKAGE}.server.streaming", "fastapi"),
 }
 """The root's names that need an extra: the module each is imported from, and the extra."""
 

@@ -71,7 +71,7 @@ except ModuleNotFoundError as exc:  # the a2ui extra is not installed
         raise
     raise missing_extra("ag_ui_openai_agents.a2ui", "a2ui") from exc
 
-__all__ = ["A2UI", "A2UIRequest", "FixedSurface", "marked_render_tool"]
+__all__ = ["A2UI", "A2UIRequest", "FixedSurface"]
 
 logger = logging.getLogger(__name__)
 

@@ -10,6 +10,12 @@ PROBE = Path(__file__).resolve().parent / "extras_probe.py"
 
 NEEDS_AN_EXTRA = {
     "add_openai_agents_fastapi_endpoint": "fastapi",
+    "agui_sse_response": "fastapi",
+    "RequestLimitMiddleware": "fastapi",
+    "SHUTDOWN_ERROR_CODE": "fastapi",
+    "A2UI": "a2ui",
+    "A2UIRequest": "a2ui",
+    "FixedSurface": "a2ui",
     "ag_ui_openai_agents.a2ui": "a2ui",
     "RedisThreadStore()": "redis",
 }
