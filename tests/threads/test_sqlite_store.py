@@ -30,10 +30,6 @@ async def test_the_store_contract(make: Factory, rule: Any) -> None:
     await rule(make)
 
 
-def test_it_is_a_thread_store(tmp_path: Path) -> None:
-    assert isinstance(SQLiteThreadStore(tmp_path / "t.db"), ThreadStore)
-
-
 def test_it_needs_a_file() -> None:
     with pytest.raises(ValueError):
         SQLiteThreadStore(":memory:")
