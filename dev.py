@@ -40,6 +40,7 @@ STOP_GRACE_SECONDS = 5.0
 TOOLS_VENV = ROOT / ".venvs" / "tools"
 BINDIR = "Scripts" if os.name == "nt" else "bin"
 NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
+ALL_EXTRAS = "fastapi,redis,a2ui"  # the package's extras: the tests need every one
 
 
 class Stopped(Exception):
@@ -241,7 +242,7 @@ def compat_suite(tool: str, python: str, sdk: str | None, suite: Suite) -> None:
     try:
         run(tool, "venv", "--quiet", "--allow-existing", "--no-python-downloads", "-p", python,
             str(venv), log=suite.log)  # fmt: skip
-        run(*quiet_pip, "-e", ".", "--group", "dev", env=env, log=suite.log)
+        run(*quiet_pip, "-e", f".[{ALL_EXTRAS}]", "--group", "dev", env=env, log=suite.log)
         if sdk:
             run(*quiet_pip, sdk, env=env, log=suite.log)
     except subprocess.CalledProcessError:

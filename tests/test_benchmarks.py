@@ -27,6 +27,8 @@ from benchmarks.report import (
 from benchmarks.resume import measure_resume, resume_table
 from benchmarks.sides import pydantic_ai_version
 
+pytestmark = pytest.mark.slow
+
 needs_pydantic_ai = pytest.mark.skipif(
     pydantic_ai_version() is None, reason="pydantic-ai is not installed (uv sync --group bench)"
 )

@@ -26,7 +26,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "dev.py"
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX"),
+]
 
 FAKE_UV = textwrap.dedent(
     """\

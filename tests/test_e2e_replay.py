@@ -28,6 +28,8 @@ from support.http import app_with, wrapper_for
 from support.replay_turns import EVERY_KIND
 from support.scripted import ScriptedResponsesModel, Text, Turn
 
+pytestmark = pytest.mark.slow
+
 
 @function_tool
 def lookup(topic: str) -> str:

@@ -226,15 +226,6 @@ def test_result_may_answer_an_open_call_of_the_history() -> None:
     check_stream(events, run_input=request(*history))
 
 
-def test_checker_is_an_assertion_with_rule_and_index() -> None:
-    events = run(TextMessageContentEvent(message_id="m9", delta="x"))
-    with pytest.raises(AssertionError) as caught:
-        check_stream(events)
-    assert isinstance(caught.value, StreamViolation)
-    assert (caught.value.rule, caught.value.index) == ("window-not-open", 1)
-    assert str(caught.value).startswith("event #1: [window-not-open]")
-
-
 # --------------------------------------------------------------------------- one rule each
 
 

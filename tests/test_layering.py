@@ -3,7 +3,7 @@
 ``protocol`` holds what inbound, outbound and approvals share (it imports nothing of the package
 but ``_sdk``, which imports nothing of it), so neither inbound nor approvals reaches into
 outbound; ``server/`` builds on the core and the core never imports it (only the package root
-re-exports the FastAPI shortcut).
+re-exports its public names).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,6 +11,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from support.extras import check_without_extras, probe
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "ag_ui_openai_agents"
@@ -42,21 +47,22 @@ def test_wheel_holds_every_module_and_the_typed_marker(dist: Path) -> None:
     )
     assert "Version: 0.1.0" in metadata
     assert "Requires-Python: >=3.10" in metadata
-    for requirement in (
+    requirements = {
+        line.split(": ", 1)[1]
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist:")
+    }
+    assert requirements == {
         "ag-ui-protocol<1.1,>=1.0.0",
         "openai-agents<0.25,>=0.23.1",
         "openai<4,>=3.57.0",
         "pydantic<3,>=2.12.2",
-        "fastapi",
         "jsonschema<5,>=4.18",
         "jsonpatch<2,>=1.33",
-        "ag-ui-a2ui-toolkit<0.0.6,>=0.0.5",
-    ):
-        assert f"Requires-Dist: {requirement}" in metadata
-
-
-def test_sdist_builds_alongside(dist: Path) -> None:
-    assert list(dist.glob("ag_ui_openai_agents-0.1.0.tar.gz"))
+        "fastapi>=0.110; extra == 'fastapi'",
+        "redis<9,>=5.0.1; extra == 'redis'",
+        "ag-ui-a2ui-toolkit<0.0.6,>=0.0.5; extra == 'a2ui'",
+    }
 
 
 def test_installed_wheel_imports_without_the_source_tree(dist: Path, tmp_path: Path) -> None:
@@ -107,8 +113,36 @@ def test_wheel_metadata_names_licence_pythons_and_urls(dist: Path) -> None:
         assert f"Classifier: Programming Language :: Python :: 3.{minor}" in metadata
     for label in ("Homepage", "Source", "Issues", "Changelog"):
         assert f"Project-URL: {label}, https://" in metadata
-    # The test tools are a dependency group, not an extra; the one extra is RedisThreadStore's.
+    # The test tools are a dependency group, not an extra.
     lines = metadata.splitlines()
     extras = {line.split(": ", 1)[1] for line in lines if line.startswith("Provides-Extra:")}
-    assert extras == {"redis"}
-    assert "Requires-Dist: redis" in metadata and "extra == 'redis'" in metadata
+    assert extras == {"fastapi", "redis", "a2ui"}
+
+
+def test_the_wheel_without_extras_installs_no_fastapi_and_imports(
+    dist: Path, tmp_path: Path
+) -> None:
+    """``pip install`` of the wheel alone, in an environment of its own: no FastAPI, no A2UI
+    toolkit, no redis client; the root imports, and each name that needs an extra names it."""
+    uv = _uv()
+    assert uv is not None
+    venv = tmp_path / "venv"
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    subprocess.run(
+        [uv, "venv", "--quiet", "-p", sys.executable, str(venv)], check=True, timeout=120
+    )
+    wheel = next(dist.glob("*.whl"))
+    subprocess.run(
+        [uv, "pip", "install", "--quiet", "-p", str(python), str(wheel)], check=True, timeout=600
+    )
+    listed = subprocess.run(
+        [uv, "pip", "list", "--format", "json", "-p", str(python)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    installed = {package["name"].lower() for package in json.loads(listed.stdout)}
+    assert "ag-ui-openai-agents" in installed
+    assert installed.isdisjoint({"fastapi", "ag-ui-a2ui-toolkit", "redis"})
+    check_without_extras(probe(str(python), cwd=tmp_path))

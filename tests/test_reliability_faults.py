@@ -336,6 +336,7 @@ async def test_the_consumer_leaving_the_wrapper_at_every_event() -> None:
 # --------------------------------------------------------------------------- HTTP disconnect
 
 
+@pytest.mark.slow
 def test_the_client_dropping_the_http_stream_at_every_event() -> None:
     clean_count = asyncio.run(clean_run()).agui_count
     served = Served(Tools(), FaultModel(scenario_turn, delay=EVENT_DELAY))

@@ -213,6 +213,7 @@ def check_model_calls(model: ScriptedResponsesModel) -> None:
     assert per_tag == {tag_of(i): 2 for i in range(RUNS)}
 
 
+@pytest.mark.slow
 async def test_two_hundred_concurrent_runs_share_nothing() -> None:
     observed = Observed()
     app, agent, model = build(observed)

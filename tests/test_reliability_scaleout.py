@@ -36,6 +36,8 @@ from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
 from support.reliability_app import CLIENT_TOOL, NAME_ENV
 
+pytestmark = pytest.mark.slow
+
 TESTS_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = TESTS_DIR.parent
 START_SECONDS = 90.0

@@ -32,9 +32,12 @@ from support.e2e import (
 from support.http import wrapper_for
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn
 
-pytestmark = pytest.mark.skipif(
-    not node_available(), reason="real-client e2e checks need Node >= 18 and npm on PATH"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not node_available(), reason="real-client e2e checks need Node >= 18 and npm on PATH"
+    ),
+]
 set_tracing_disabled(True)
 
 STEPS = [{"description": f"Step {n} of a long enough plan", "status": "pending"} for n in range(3)]

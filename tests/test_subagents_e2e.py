@@ -27,9 +27,12 @@ from support.e2e import (
 )
 from support.subagent_app import build_app
 
-pytestmark = pytest.mark.skipif(
-    not node_available(), reason="real-client e2e checks need Node >= 18 and npm on PATH"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not node_available(), reason="real-client e2e checks need Node >= 18 and npm on PATH"
+    ),
+]
 
 
 TURNS = [{"user": "Tell me about owls"}, {"user": "Thanks"}]

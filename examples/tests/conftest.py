@@ -1,8 +1,9 @@
 """Test setup: offline, no network, SDK tracing off, the project's stream checker importable.
 
 Tiers, as in the package's suite: a test is ``slow`` when it runs a real AG-UI client under
-Node, CopilotKit's runtime or the browser; the others (in-process, over httpx) are the fast
-tier, which ``pytest -m "not slow"`` selects.
+Node, CopilotKit's runtime, the browser or a server process; the others (in-process, over
+httpx) are the fast tier, which ``pytest -m "not slow"`` selects. Each slow test is marked
+itself (``pytestmark = pytest.mark.slow`` for a whole file, ``@pytest.mark.slow`` for one).
 """
 
 from __future__ import annotations
@@ -25,44 +26,6 @@ from agents_examples import ExampleSettings
 from server import create_app
 
 set_tracing_disabled(True)
-
-TESTS = Path(__file__).resolve().parent
-SLOW_FILES = {
-    "test_examples_copilot_runtime.py",
-    "test_examples_real_client.py",
-    "test_browser_page.py",
-    "test_browser_hitl.py",
-    "test_browser_pages.py",
-    "test_browser_threads.py",
-    "test_browser_a2ui.py",
-    "test_examples_a2ui_middleware.py",
-}
-SLOW_FIXTURES = {"browser", "page_url", "session", "signed_url", "stalled_server", "kept_url"}
-"""Fixtures that start Chromium, serve a page or a route to the real clients, or start a
-server process."""
-SLOW_CALLS = {"run_client", "serve_copilot_runtime"}
-
-
-def _is_slow(item: pytest.Item) -> bool:
-    if Path(str(item.path)).resolve().parent == TESTS and item.path.name in SLOW_FILES:
-        return True
-    if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
-        return True
-    code = getattr(getattr(item, "function", None), "__code__", None)
-    return bool(SLOW_CALLS.intersection(getattr(code, "co_names", ())))
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "slow: real AG-UI clients under Node, CopilotKit's runtime, the browser page"
-    )
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if _is_slow(item):
-            item.add_marker(pytest.mark.slow)
-
 
 _LOCAL_HOSTS = {"127.0.0.1", "::1", "localhost"}
 _connect = socket.socket.connect

@@ -14,7 +14,11 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from browser_page import PageSession
+
+pytestmark = pytest.mark.slow
 
 
 def state(session: PageSession) -> Any:

@@ -17,6 +17,8 @@ from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
 from browser_page import PageSession
 from page_app import APPROVAL_IDS
 
+pytestmark = pytest.mark.slow
+
 
 def last_finished(session: PageSession) -> dict[str, Any]:
     """The last run's RUN_FINISHED event, read from the event log panel."""

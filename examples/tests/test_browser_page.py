@@ -16,6 +16,8 @@ from agents_examples import EXAMPLES
 from browser_page import PageSession
 from page_app import FACT_CHECK, RESEARCH
 
+pytestmark = pytest.mark.slow
+
 SHIPPED = dict(EXAMPLES)  # before the test-only examples are added
 
 

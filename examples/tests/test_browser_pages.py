@@ -13,10 +13,13 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import FilePayload
 
 from browser_page import PageSession
 from dojo_pages import NOTES, png
+
+pytestmark = pytest.mark.slow
 
 
 def state(session: PageSession) -> Any:

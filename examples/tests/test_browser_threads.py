@@ -16,6 +16,8 @@ from ag_ui_openai_agents.threads import SQLiteThreadStore
 from agents_examples import ExampleSettings
 from browser_page import PageSession, page_session
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def kept_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

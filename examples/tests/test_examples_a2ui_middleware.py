@@ -20,6 +20,8 @@ from support.e2e import E2E_DIR, ensure_node_modules, serve_app
 from agents_examples import ExampleSettings
 from server import create_app
 
+pytestmark = pytest.mark.slow
+
 SCHEMA = {
     "catalogId": "https://a2ui.org/demos/dojo/dynamic_catalog.json",
     "components": {

@@ -25,6 +25,8 @@ from agents_examples import ALIASES, EXAMPLES, ExampleSettings
 from server import create_app
 from test_examples_real_client import SCENARIOS, _check_subagents
 
+pytestmark = pytest.mark.slow
+
 
 class RecordRunBodies:
     """ASGI middleware that keeps the JSON body of every POST, by path."""

@@ -30,6 +30,8 @@ from dojo_pages import (
 from example_client import HAIKU, TASK_STEPS
 from server import create_app
 
+pytestmark = pytest.mark.slow
+
 SCENARIOS: dict[str, dict[str, Any]] = {
     "agentic_chat": {"turns": [{"user": "Say hello in one sentence."}, {"user": "Once more."}]},
     "v1_agentic_chat": {"turns": [{"user": "Hello"}, {"user": "Once more."}]},

@@ -257,6 +257,7 @@ def stalled_server(tmp_path: Path) -> Iterator[Server]:
         yield server
 
 
+@pytest.mark.slow
 @KINDS
 async def test_sigterm_stops_the_hand_written_routes_and_the_process(
     stalled_server: Server, pre_1_0: bool

@@ -176,6 +176,7 @@ TURNS: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client_version", ["v1", "v0"])
 def test_real_clients_round_trip_the_signature(signed_url: str, client_version: str) -> None:
     scenario = {
@@ -188,6 +189,7 @@ def test_real_clients_round_trip_the_signature(signed_url: str, client_version: 
     _assert_signed_round_trip(result["turns"], client_version == "v1")
 
 
+@pytest.mark.slow
 def test_the_signature_survives_copilotkit_runtime(signed_url: str) -> None:
     """Behind CopilotKit's runtime 1.75 (0.0.59 on both sides, protocolVersion stripped)."""
     ensure_copilotkit()

@@ -14,7 +14,7 @@ import inspect
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -26,7 +26,6 @@ from ag_ui.core import (
 )
 from agents import Agent, RunConfig, RunContextWrapper, Runner
 
-from ag_ui_openai_agents.a2ui import A2UI
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
 from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
@@ -44,6 +43,9 @@ from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, RunOptions, Source
+
+if TYPE_CHECKING:  # the a2ui extra: imported by whoever makes an A2UI
+    from ag_ui_openai_agents.a2ui import A2UI
 
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 

@@ -21,13 +21,7 @@ from ag_ui.core import BaseEvent, RunErrorEvent
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
 
-__all__ = [
-    "AGENT_ERROR_CODE",
-    "AGENT_ERROR_MESSAGE",
-    "exception_text",
-    "safe_run_error",
-    "without_error_details",
-]
+__all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE"]
 
 AGENT_ERROR_CODE = "AGENT_ERROR"
 """RUN_ERROR.code of a run that failed, when the error's details are kept from the client."""

@@ -25,13 +25,8 @@ from agents import AgentToolStreamEvent, StreamEvent
 
 from ag_ui_openai_agents import _sdk
 
-__all__ = [
-    "SubagentSink",
-    "run_events",
-    "streams_as_subagent",
-    "subagent_events",
-    "use_subagent_sink",
-]
+# The sink and its helpers are the package's own (state, translator, capabilities, engine).
+__all__ = ["subagent_events"]
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,8 @@ from ag_ui.core import (
 from agents import Agent, set_tracing_disabled
 
 from ag_ui_openai_agents import AGUITranslator, SharedState, Subagents, use_shared_state
-from ag_ui_openai_agents.a2ui import A2UI, marked_render_tool
+from ag_ui_openai_agents.a2ui import A2UI
+from ag_ui_openai_agents.a2ui.generate import marked_render_tool
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
 from support.a2ui import (
     BROKEN,

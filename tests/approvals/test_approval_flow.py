@@ -834,6 +834,7 @@ def tool_runs(client: httpx.Client, server: Server) -> list[dict[str, str]]:
     return runs
 
 
+@pytest.mark.slow
 def test_a_pause_on_one_process_resumes_on_another(two_servers: tuple[Server, Server]) -> None:
     a, b = two_servers
     assert a.process.pid != b.process.pid

@@ -295,6 +295,7 @@ def _resumed(loop: asyncio.AbstractEventLoop, run_input: RunAgentInput) -> list[
     return ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "what",
     ["a tool runs", "a forged approval stops a genuine one", "an expired one beside a genuine one"],

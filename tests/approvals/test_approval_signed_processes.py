@@ -29,6 +29,8 @@ from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
 from support.signed_approvals import SECRET, approve, forged_call, make_request
 
+pytestmark = pytest.mark.slow
+
 START_SECONDS = 60.0
 REQUEST_SECONDS = 30.0
 

@@ -548,6 +548,7 @@ async def _one_of_many(shared: AGUITranslator, n: int) -> AguiRun:
     )
 
 
+@pytest.mark.slow
 async def test_one_hundred_concurrent_runs_on_one_translator_do_not_mix() -> None:
     shared = AGUITranslator()
 

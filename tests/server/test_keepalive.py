@@ -233,6 +233,7 @@ def slow_server(tmp_path: Path) -> Iterator[Server]:
         yield servers[0]
 
 
+@pytest.mark.slow
 def test_a_real_server_writes_keepalives_only_while_the_tool_is_silent(slow_server: Server) -> None:
     raw = ""
     released = False
@@ -290,6 +291,7 @@ class KeepaliveCounter:
         await self.app(scope, receive, counting)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", CLIENT_VERSIONS)
 def test_the_real_clients_ignore_keepalive_comments(client: Any) -> None:
     ensure_node_modules()

@@ -234,14 +234,17 @@ def test_every_package_logger_gets_the_filter_once() -> None:
 
 def test_every_module_that_logs_is_imported_with_the_endpoint() -> None:
     """The filter is put on the package's loggers once, when an endpoint is added (not per
-    request): every module of the package that logs must exist by then."""
+    request): every module of the package that logs must exist by then. The A2UI module (an
+    extra) is imported by the program that makes the ``A2UI`` it gives the wrapper."""
     script = (
         "import logging, pkgutil, sys\n"
         "from fastapi import FastAPI\n"
         "import ag_ui_openai_agents as package\n"
-        "from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint\n"
+        "from ag_ui_openai_agents import A2UI, OpenAIAgentsAgent\n"
+        "from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint\n"
         "from agents import Agent\n"
-        "add_openai_agents_fastapi_endpoint(FastAPI(), OpenAIAgentsAgent(Agent(name='a')))\n"
+        "agent = OpenAIAgentsAgent(Agent(name='a'), a2ui=A2UI())\n"
+        "add_openai_agents_fastapi_endpoint(FastAPI(), agent)\n"
         "loaded = set(logging.Logger.manager.loggerDict)\n"
         "prefix = package.__name__ + '.'\n"
         "names = [m.name for m in pkgutil.walk_packages(package.__path__, prefix)]\n"

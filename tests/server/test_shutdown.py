@@ -247,6 +247,7 @@ def stoppable(tmp_path: Path) -> Iterator[Server]:
         yield found[0]
 
 
+@pytest.mark.slow
 async def test_sigterm_ends_every_run_in_flight_cleanly(stoppable: Server) -> None:
     requests = {"run-v1": body("run-v1"), "run-v0": body("run-v0", pre_1_0=True)}
 

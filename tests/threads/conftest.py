@@ -1,4 +1,4 @@
-"""The real Redis server of the thread tests (a slow fixture)."""
+"""The real Redis server of the thread tests (the tests that use it are marked slow)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,8 @@ from support.redis_server import redis_server_process
 from support.store_contract import CONTRACT, Factory
 from support.threads import PROTOCOLS, Conversation, shop, user
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 async def make(redis_server: str) -> AsyncIterator[Factory]:

@@ -30,10 +30,6 @@ async def test_the_store_contract(make: Factory, rule: Any) -> None:
     await rule(make)
 
 
-def test_it_is_a_thread_store(tmp_path: Path) -> None:
-    assert isinstance(SQLiteThreadStore(tmp_path / "t.db"), ThreadStore)
-
-
 def test_it_needs_a_file() -> None:
     with pytest.raises(ValueError):
         SQLiteThreadStore(":memory:")
@@ -76,6 +72,7 @@ async def test_the_first_calls_on_a_new_file_all_succeed(tmp_path: Path) -> None
         assert [r for r in results if isinstance(r, BaseException)] == []
 
 
+@pytest.mark.slow
 def test_worker_processes_starting_on_a_new_file_all_succeed(tmp_path: Path) -> None:
     """Four processes, as ``uvicorn --workers 4`` starts them, each making their first call on
     the same new file at once."""

@@ -23,6 +23,8 @@ from support.e2e import (
 from support.http import app_with
 from support.threads import Shop, shop
 
+pytestmark = pytest.mark.slow
+
 THREAD = "thread-5c0d7e1a9b2f4a68b3e1"
 TURNS = [
     {"user": "Refund order 7"},

@@ -35,7 +35,10 @@ from support.approval_app import (
 from support.invariants import check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
 
-pytestmark = pytest.mark.parametrize("version", ["1.0", None], ids=["1.0", "pre-1.0"])
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.parametrize("version", ["1.0", None], ids=["1.0", "pre-1.0"]),
+]
 
 APP = "support.approval_app:app"
 THREAD = "thread-3b1e9c0f5a2d4e7b9c8a"

@@ -1,5 +1,5 @@
 """A2UI surfaces for the A2UI middleware (``@ag-ui/a2ui-middleware``), built on
-``ag-ui-a2ui-toolkit``.
+``ag-ui-a2ui-toolkit`` (the ``a2ui`` extra: ``pip install 'ag-ui-openai-agents[a2ui]'``).
 
 Two ways an agent shows an A2UI surface, as the AG-UI integrations of ADK and AWS Strands serve
 them:
@@ -23,7 +23,16 @@ Modules: :mod:`~ag_ui_openai_agents.a2ui.generate` (the options and the ``genera
 
 from __future__ import annotations
 
-from ag_ui_openai_agents.a2ui.fixed import FixedSurface
-from ag_ui_openai_agents.a2ui.generate import A2UI, A2UIRequest, marked_render_tool
+from ag_ui_openai_agents._extras import missing_extra
 
-__all__ = ["A2UI", "A2UIRequest", "FixedSurface", "marked_render_tool"]
+try:
+    import ag_ui_a2ui_toolkit  # noqa: F401
+except ModuleNotFoundError as exc:  # the a2ui extra is not installed
+    if exc.name != "ag_ui_a2ui_toolkit":
+        raise
+    raise missing_extra("ag_ui_openai_agents.a2ui", "a2ui") from exc
+
+from ag_ui_openai_agents.a2ui.fixed import FixedSurface
+from ag_ui_openai_agents.a2ui.generate import A2UI, A2UIRequest
+
+__all__ = ["A2UI", "A2UIRequest", "FixedSurface"]
