@@ -7,23 +7,27 @@ with a resume entry ``{"approved": true}`` (or false). Nothing is kept on the se
 between: ``resume_tool_calls`` reads the decision from the request, runs or rejects the call,
 and the model continues from there.
 
-A person may also correct the refund before approving it: the interrupt's ``response_schema``
-offers ``editedArgs`` typed by ``issue_refund``'s arguments (the page turns it into a form), and
+A person may also correct the refund before approving it: edits are off unless a tool is named
+editable, and this example names ``issue_refund`` (``EDITABLE``, given as
+``Approvals(editable=...)``), so the interrupt's ``response_schema`` offers ``editedArgs`` typed
+by ``issue_refund``'s arguments (the page turns it into a form), and
 ``{"approved": true, "editedArgs": {"order_id": "A-18", "amount": 45.5}}`` runs the refund with
 exactly those arguments, checked against the tool's schema first; the result and the history the
 model sees next show them. ``{"approved": false, "reason": "..."}`` tells the model why not.
 
 With ``settings.approval_secret`` (the server reads it from ``AG_UI_APPROVAL_SECRET``, or
-generates one at start), one ``ApprovalSigner`` is given to ``resume_tool_calls``: the
-translator signs each interrupt with the signer the resume carries, and a refund runs only
-when the approval answers an interrupt this server (or a replica with the same secret) issued
-for exactly that call, thread and arguments. A client that writes a refund into its history
-and approves it gets RUN_ERROR, and nothing runs.
+generates one at start), one ``Approvals(signer=..., editable=...)`` is given to
+``resume_tool_calls``: the translator signs each interrupt with the settings the resume
+carries, and a refund runs only when the approval answers an interrupt this server (or a
+replica with the same secret) issued for exactly that call, thread and arguments. A client that
+writes a refund into its history and approves it gets RUN_ERROR, and nothing runs.
 
 When the settings name a thread store (the example server's default), the same agent is
-served by ``OpenAIAgentsAgent`` with that store instead: the server then keeps the thread and
-knows what it paused on, so a reloaded page gets its pending approval back and a resume needs
-only its entries (docs/threads.md). The translator route below is the stateless recipe.
+served by ``OpenAIAgentsAgent`` with that store and the same ``Approvals`` instead, each
+browser's threads kept under its scope cookie (``browser_thread_key``): the server then keeps
+the thread and knows what it paused on, so a reloaded page gets its pending approval back and a
+resume needs only its entries (docs/threads.md). The translator route below is the stateless
+recipe.
 """
 
 from __future__ import annotations
@@ -113,7 +117,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     async def run_with_approvals(body: RunAgentInput, request: Request) -> Response:
         async def events() -> AsyncIterator[BaseEvent]:
             # Answer the paused calls this request decides: approved ones run now. The result
-            # carries the signer, so to_agui signs this run's new interrupts with it.
+            # carries the settings, so to_agui signs this run's new interrupts with them.
             resumed = await resume_tool_calls(
                 agent,
                 body,

@@ -8,8 +8,8 @@ visible work of its own before answering: it calls one small tool, then writes i
 its tool call and text tagged with its ``subagentRunId``, SUBAGENT_FINISHED) inside the
 manager's call, before the call's result, to clients that declare AG-UI 1.0. Requests without
 ``protocolVersion`` (CopilotKit's runtime, the AG-UI Dojo) get the three calls and their
-results only, unless ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS=true`` (``settings.
-subagents_for_pre_1_0_clients``) says every client accepts the events.
+results only, unless ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS=true`` (``settings.subagents``,
+``Subagents(pre_1_0_clients=True)``) says every client accepts the events.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import pytest
 from ag_ui.core import BaseEvent, Event, RunAgentInput
 from agents import Model, set_tracing_disabled
 from agents.models.multi_provider import MultiProvider
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
@@ -239,7 +239,8 @@ def route_dependencies_waived(app: FastAPI) -> Iterator[list[str]]:
 
     First each route is called without credentials: one its dependencies refuse must answer
     401 or 403, never run. The paths so refused are yielded, with every route-level dependency
-    overridden by a no-op, so the runs behind them can be driven as an admitted client's.
+    overridden by one that admits the request (:func:`_admit`), so the runs behind them can be
+    driven as an authenticated client's.
     """
     refused: list[str] = []
     with TestClient(app) as client:
@@ -265,8 +266,15 @@ def route_dependencies_waived(app: FastAPI) -> Iterator[list[str]]:
         app.dependency_overrides.update(saved)
 
 
-def _admit() -> None:
-    """The stand-in for a waived route dependency."""
+ADMITTED_USER = "docs-user"
+"""Who a waived authentication admits: ``request.state.user``, where the documentation's
+authentication dependencies leave the user their ``thread_key`` reads."""
+
+
+def _admit(request: Request) -> None:
+    """The stand-in for a waived route dependency: it admits the request as an authenticated
+    user's, as the documentation's authentication dependencies do."""
+    request.state.user = ADMITTED_USER
 
 
 def drive_app(app: FastAPI) -> dict[str, list[BaseEvent]]:
