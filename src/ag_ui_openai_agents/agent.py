@@ -36,6 +36,7 @@ from ag_ui_openai_agents.approvals.signing import (
     signer_from_env,
 )
 from ag_ui_openai_agents.capabilities import agent_capabilities, has_approval_tools
+from ag_ui_openai_agents.errors import SETUP_ERROR_MESSAGE
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.safe_errors import (
     AGENT_ERROR_CODE,
@@ -51,10 +52,6 @@ from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, Source
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
 logger = logging.getLogger(__name__)
-
-SETUP_ERROR_MESSAGE = "The agent run could not be started."
-"""What the client sees when the run fails before the SDK starts (details go to the log)."""
-
 
 _unsigned_warning = {"given": False}
 """Whether this process has warned about unsigned approvals (once per process)."""

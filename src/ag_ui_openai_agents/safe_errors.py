@@ -20,6 +20,7 @@ from ag_ui.core import BaseEvent, RunErrorEvent
 
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
+from ag_ui_openai_agents.errors import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE
 
 __all__ = [
     "AGENT_ERROR_CODE",
@@ -28,11 +29,6 @@ __all__ = [
     "safe_run_error",
     "without_error_details",
 ]
-
-AGENT_ERROR_CODE = "AGENT_ERROR"
-"""RUN_ERROR.code of a run that failed, when the error's details are kept from the client."""
-AGENT_ERROR_MESSAGE = "The agent could not complete this request."
-"""RUN_ERROR.message of a failed run, unless the application chose one."""
 
 
 def exception_text(exc: BaseException) -> str:

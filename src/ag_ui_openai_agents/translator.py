@@ -44,7 +44,8 @@ from agents.stream_events import StreamEvent
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
 from ag_ui_openai_agents.approvals.tools import paused_params_schemas
-from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
+from ag_ui_openai_agents.approvals.verify import ApprovalRefusedError
+from ag_ui_openai_agents.errors import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator

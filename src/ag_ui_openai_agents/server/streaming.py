@@ -31,12 +31,13 @@ from ag_ui.encoder import EventEncoder
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from ag_ui_openai_agents.safe_errors import (
+from ag_ui_openai_agents.errors import (
     AGENT_ERROR_CODE,
-    exception_text,
-    safe_run_error,
-    without_error_details,
+    ENCODING_ERROR_MESSAGE,
+    SHUTDOWN_ERROR_CODE,
+    SHUTDOWN_MESSAGE,
 )
+from ag_ui_openai_agents.safe_errors import exception_text, safe_run_error, without_error_details
 from ag_ui_openai_agents.server.encoding import encode_event
 from ag_ui_openai_agents.server.keepalive import Pause, paced
 from ag_ui_openai_agents.server.logs import (
@@ -59,10 +60,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ENCODING_ERROR_MESSAGE = "The agent produced an event that could not be sent."
-SHUTDOWN_MESSAGE = "The server is shutting down. Please send the request again."
-"""RUN_ERROR.message of the runs in flight when the server stops."""
-SHUTDOWN_ERROR_CODE = "SERVER_SHUTTING_DOWN"
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 KEEPALIVE_COMMENT = ": keepalive\n\n"
 """An SSE comment: clients skip it; proxies see bytes on an otherwise silent stream."""

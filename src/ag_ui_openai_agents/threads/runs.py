@@ -31,6 +31,18 @@ from ag_ui.core import (
     StateSnapshotEvent,
 )
 
+from ag_ui_openai_agents.errors import (
+    THREAD_BUSY_CODE,
+    THREAD_BUSY_MESSAGE,
+    THREAD_FULL_CODE,
+    THREAD_FULL_MESSAGE,
+    THREAD_KEY_CODE,
+    THREAD_KEY_MESSAGE,
+    THREAD_LOST_CODE,
+    THREAD_LOST_MESSAGE,
+    THREAD_STORE_CODE,
+    THREAD_STORE_MESSAGE,
+)
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.record import StoredThread
 from ag_ui_openai_agents.threads.recorder import Recorder
@@ -42,17 +54,6 @@ from ag_ui_openai_agents.threads.store import (
 )
 
 logger = logging.getLogger(__name__)
-
-THREAD_BUSY_CODE = "THREAD_BUSY"
-THREAD_BUSY_MESSAGE = "Another run of this conversation is in progress. Try again when it ends."
-THREAD_FULL_CODE = "THREAD_FULL"
-THREAD_FULL_MESSAGE = "This conversation reached its size limit. Start a new one."
-THREAD_LOST_CODE = "THREAD_LOCK_LOST"
-THREAD_LOST_MESSAGE = "This run took too long and its result was not kept. Send it again."
-THREAD_KEY_CODE = "THREAD_FORBIDDEN"
-THREAD_KEY_MESSAGE = "This conversation cannot be opened."
-THREAD_STORE_CODE = "THREAD_STORE_ERROR"
-THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
 
 ThreadKey: TypeAlias = Callable[[RunAgentInput, Any], Union[str, Awaitable[str]]]  # noqa: UP007
 """``thread_key(run_input, request) -> key``: the store key of a request's thread."""
