@@ -18,7 +18,6 @@ from contextlib import aclosing
 from typing import Any, TypeAlias, Union
 
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     BaseEvent,
     Interrupt,
     MessagesSnapshotEvent,
@@ -31,6 +30,7 @@ from ag_ui.core import (
     StateSnapshotEvent,
 )
 
+from ag_ui_openai_agents.edges import run_error, run_started
 from ag_ui_openai_agents.errors import (
     THREAD_BUSY_CODE,
     THREAD_BUSY_MESSAGE,
@@ -43,6 +43,7 @@ from ag_ui_openai_agents.errors import (
     THREAD_STORE_CODE,
     THREAD_STORE_MESSAGE,
 )
+from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.record import StoredThread
 from ag_ui_openai_agents.threads.recorder import Recorder
@@ -187,8 +188,8 @@ class _Shown:
         """What still ends the run for the client: nothing if it ended already."""
         if self.ended:
             return []
-        error = RunErrorEvent(message=message, code=code)
-        return [error] if self.started else [_started(run_input), error]
+        error = run_error(ClientError(message, code))
+        return [error] if self.started else [run_started(run_input), error]
 
 
 class _Turn:
@@ -296,24 +297,16 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
         else RunFinishedSuccessOutcome()
     )
     return [
-        _started(run_input),
+        run_started(run_input),
         StateSnapshotEvent(snapshot=thread.state if thread.state is not None else {}),
         MessagesSnapshotEvent(messages=list(thread.messages)),
         RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
     ]
 
 
-def _started(run_input: RunAgentInput) -> RunStartedEvent:
-    return RunStartedEvent(
-        thread_id=run_input.thread_id,
-        run_id=run_input.run_id,
-        parent_run_id=run_input.parent_run_id,
-        protocol_version=PROTOCOL_VERSION,
-    )
-
-
 def _failed(run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
-    return [_started(run_input), RunErrorEvent(message=message, code=code)]
+    """RUN_STARTED then the RUN_ERROR ``code``: a run refused before anything ran."""
+    return [run_started(run_input), run_error(ClientError(message, code))]
 
 
 def _log_ignored(key: str, merged: Merged) -> None:
