@@ -227,7 +227,7 @@ class OpenAIAgentsAgent:
         """Run the agent for one request taken as the truth.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
-        and is re-raised (like every run error) for the server to log. The
+        and is re-raised (like every run error) for the edge that serves the run to log. The
         RUN_ERROR of a failed run says what the wrapper's error policy chooses
         (:func:`~ag_ui_openai_agents.safe_errors.wrapper_policy`), before it is built.
         """
@@ -236,14 +236,12 @@ class OpenAIAgentsAgent:
             with use_shared_state(state):
                 events, resumed = await self._start(run_input)
         except ResumeLimitError as exc:
-            logger.warning("AG-UI run %r refused: %s", run_input.run_id[:80], exc)
             yield run_started(run_input)
             if not self.lifecycle.emit_run_error:
                 raise
             yield run_error(ClientError(str(exc), exc.code))  # the package's text for the client
             return
         except Exception as exc:
-            logger.exception("AG-UI run %r could not be started", run_input.run_id)
             yield run_started(run_input)
             if self.lifecycle.emit_run_error:
                 yield self._setup_error(exc)

@@ -7,7 +7,7 @@ the run is silent, a terminal event always (a failure or an unencodable event en
 with RUN_ERROR rather than cutting it), no exception text unless the application opts in, the
 run ended cleanly when the server shuts down (open steps finished, then RUN_ERROR
 ``SERVER_SHUTTING_DOWN``), HTTP 503 for runs that arrive while it stops, and the run's start,
-end and failure logged with its thread and run ids.
+end and failure logged with its thread and run ids (each failure once, here).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def agui_sse_response(
     Pass an async generator that has not started: it runs only once the response streams (so
     nothing runs for a 503), in a task whose log records carry the run's ids, and it is closed
     (cancelling the SDK run inside it) when the client goes away or the server stops. When it
-    raises, the exception is logged with the run's ids, and the stream ends with
+    raises, the exception is logged once, with the run's ids, and the stream ends with
     RUN_ERROR code ``AGENT_ERROR``: a message the application chose (``to_agui``'s
     ``run_error_message``) is kept, the exception's text is never put in it, unless
     ``expose_error_details`` is True (docs/errors.md: ``to_agui`` inside the generator builds
@@ -143,18 +143,24 @@ def sse_response(
 @dataclass
 class _Progress:
     """What a stream has written so far: whether it started and ended, which steps are open,
-    and why it ended early (for the last log record)."""
+    the RUN_ERROR it sent, and why it ended early (for the last log record)."""
 
     run_input: RunAgentInput
     started: bool = False
     terminal: bool = False
     steps: dict[tuple[str | None, str], None] = field(default_factory=dict)
     reason: str = "the run's stream ended"
+    error: RunErrorEvent | None = None
+    """The RUN_ERROR the client was sent, if any."""
+    logged: bool = False
+    """Whether the failure is logged already (with its traceback)."""
 
     def saw(self, event: BaseEvent) -> None:
         self.started = True
         if event.type in _TERMINAL:
             self.terminal = True
+            if isinstance(event, RunErrorEvent):
+                self.error = event
         elif isinstance(event, StepStartedEvent):
             self.steps[(event.subagent_run_id, event.step_name)] = None
         elif isinstance(event, StepFinishedEvent):
@@ -173,7 +179,11 @@ class _Progress:
             closing.insert(0, run_started(self.run_input))
         self.steps.clear()
         self.terminal = True
+        self.error = error
         return [*closing, error]
+
+    def sent_code(self) -> str | None:
+        return self.error.code if self.error is not None else None
 
 
 def _route_policy(expose_error_details: bool) -> ErrorPolicy:
@@ -198,7 +208,7 @@ async def _encoded(
     error policy in force: a failed run's RUN_ERROR is what that policy says, from the start.
     When the server shuts down, the run is cancelled and the stream ends with RUN_ERROR
     (unless the run already ended), always between two whole events. The run's start and end
-    are logged at debug level, its failure at error level with the traceback.
+    are logged at debug level, and its failure once (:func:`_log_failure`).
     """
     ids = RunIds(run_input.thread_id, run_input.run_id)
     log = run_logger(logger, ids)
@@ -226,12 +236,24 @@ async def _encoded(
                     yield chunk
     except Exception:
         progress.reason = "the run failed"
-        log.exception("%s failed", label)
+        log.exception("%s failed; the client was sent RUN_ERROR %s", label, progress.sent_code())
+        progress.logged = True
     except BaseException:
         progress.reason = "the client went away"
         raise
     finally:
+        _log_failure(log, label, progress)
         log.debug("%s ended: %s", label, progress.reason)
+
+
+def _log_failure(log: logging.LoggerAdapter, label: str, progress: _Progress) -> None:  # type: ignore[type-arg]
+    """Log a run that ended with RUN_ERROR, once: a run that raised was logged with its
+    traceback already; one that ended with a RUN_ERROR of its own (a refusal, a busy thread)
+    or was stopped by the server is logged here, at warning, with the code and message."""
+    error = progress.error
+    if error is not None and not progress.logged:
+        log.warning("%s sent RUN_ERROR %s: %s", label, error.code, error.message)
+        progress.logged = True
 
 
 async def _iterate(events: AsyncIterable[BaseEvent]) -> AsyncGenerator[BaseEvent, None]:
@@ -288,6 +310,7 @@ async def _chunks(
                 # the run with RUN_ERROR rather than cut the stream.
                 log.exception("Could not encode %s of %s", item.type, label)
                 progress.reason = "an event could not be encoded"
+                progress.logged = True
                 failed = run_error(ClientError(ENCODING_ERROR_MESSAGE, AGENT_ERROR_CODE))
                 for event in progress.ending(failed):
                     yield encode(event)

@@ -87,16 +87,14 @@ class ThreadRuns:
         """The events of one request on its thread."""
         try:
             key = await self.key(run_input, request)
-        except Exception:
-            logger.exception("No thread key for run %s", run_input.run_id)
+        except Exception:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
                 yield event
             raise
         try:
             document = await self.store.load(key)
             stored = StoredThread.from_json(document) if document is not None else None
-        except Exception:
-            logger.exception("Thread %r could not be loaded", key)
+        except Exception:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
@@ -128,7 +126,7 @@ class ThreadRuns:
 
         Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
         client's next request finds both. A failure of the store ends the run with RUN_ERROR
-        (unless the run already ended) and is re-raised for the server's log. With ``busy``,
+        (unless the run already ended) and is re-raised for the edge to log. With ``busy``,
         a lock held by another run is not waited for: ``busy`` is the answer then.
         """
         token = uuid.uuid4().hex
@@ -152,20 +150,16 @@ class ThreadRuns:
                 for event in busy:
                     yield event
                 return
-            logger.warning("Run %s refused: thread %r is busy", run_input.run_id, key)
             for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
                 yield event
             return
         except ThreadLockLostError:
-            logger.error("Run %s was not kept: thread %r was taken over", run_input.run_id, key)
             for event in shown.ending(run_input, THREAD_LOST_CODE, THREAD_LOST_MESSAGE):
                 yield event
             raise
         except Exception:
             if turn.run_failed:
                 raise
-            if not shown.ended:
-                logger.exception("Thread %r could not be saved", key)
             for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
