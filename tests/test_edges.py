@@ -1,6 +1,6 @@
 """A run's edges and errors in one place: where RUN_STARTED and RUN_ERROR are built (counted in
-the source), every ``RUN_ERROR.code`` in :mod:`ag_ui_openai_agents.errors`, and the error policy
-in force when ``to_agui`` builds a failed run's RUN_ERROR."""
+the source), every ``RUN_ERROR.code`` in :mod:`ag_ui_openai_agents.errors` and once in
+docs/errors.md, and the error policy in force when ``to_agui`` builds a failed run's RUN_ERROR."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import ast
 import asyncio
 import contextvars
 import importlib
+import re
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,8 @@ def test_run_error_is_built_in_at_most_two_functions() -> None:
 # --- the codes -----------------------------------------------------------------------------
 
 CODES = {name: value for name, value in vars(errors).items() if name.endswith("_CODE")}
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+CODE_ROW = re.compile(r"^\| `([A-Za-z_]+)` \|", re.MULTILINE)
 
 
 def test_every_code_has_a_docstring_in_the_errors_module() -> None:
@@ -139,6 +142,16 @@ def test_no_code_is_defined_outside_the_errors_module() -> None:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 assert not [n for n in names if n.endswith("_CODE")], (path, names)
+
+
+def test_every_code_is_listed_once_in_one_table_of_the_docs() -> None:
+    codes = set(CODES.values())
+    rows = {
+        path.name: [row for row in CODE_ROW.findall(path.read_text("utf-8")) if row in codes]
+        for path in DOCS
+    }
+    assert sorted(rows.pop("errors.md")) == sorted(codes)
+    assert {name: found for name, found in rows.items() if found} == {}
 
 
 OLD_PLACES = [
