@@ -80,6 +80,7 @@ HOME_MODULES = {
     "ag_ui_openai_agents.engine",
     "ag_ui_openai_agents.a2ui",
     "ag_ui_openai_agents.agent",
+    "ag_ui_openai_agents.errors",
     "ag_ui_openai_agents.translator",
     "ag_ui_openai_agents.state",
     "ag_ui_openai_agents.subagents",
@@ -100,9 +101,9 @@ HOME_MODULES = {
     "ag_ui_openai_agents.threads.sqlite_store",
     "ag_ui_openai_agents.threads.redis_store",
 }
-"""The modules a user reads: the root, the engine path, the homes of the root names, and the
-edge pieces the deployment guide names (request limits, the SSE response helper, run-ids
-logging, shutdown). Every other module is
+"""The modules a user reads: the root, the engine path, the homes of the root names, the
+``RUN_ERROR`` codes, and the edge pieces the deployment guide names (request limits, the SSE
+response helper, run-ids logging, shutdown). Every other module is
 internal and says so."""
 
 

@@ -16,14 +16,7 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import (
-    PROTOCOL_VERSION,
-    AgentCapabilities,
-    BaseEvent,
-    RunAgentInput,
-    RunErrorEvent,
-    RunStartedEvent,
-)
+from ag_ui.core import AgentCapabilities, BaseEvent, RunAgentInput, RunErrorEvent
 from agents import Agent, RunConfig, RunContextWrapper, Runner
 
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
@@ -31,14 +24,11 @@ from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.resume import ResumedToolCalls, resume_tool_calls
 from ag_ui_openai_agents.approvals.signing import APPROVAL_SECRET_ENV, signer_from_env
 from ag_ui_openai_agents.capabilities import agent_capabilities, has_approval_tools
+from ag_ui_openai_agents.edges import failed_run, run_error, run_started
+from ag_ui_openai_agents.errors import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE, SETUP_ERROR_MESSAGE
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.options import StateUpdates, Subagents
-from ag_ui_openai_agents.safe_errors import (
-    AGENT_ERROR_CODE,
-    AGENT_ERROR_MESSAGE,
-    exception_text,
-    without_error_details,
-)
+from ag_ui_openai_agents.safe_errors import ClientError, under_policy, wrapper_policy
 from ag_ui_openai_agents.state import SharedState, use_shared_state
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
@@ -50,10 +40,6 @@ if TYPE_CHECKING:  # the a2ui extra: imported by whoever makes an A2UI
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE", "SETUP_ERROR_MESSAGE", "OpenAIAgentsAgent"]
 
 logger = logging.getLogger(__name__)
-
-SETUP_ERROR_MESSAGE = "The agent run could not be started."
-"""What the client sees when the run fails before the SDK starts (details go to the log)."""
-
 
 _unsigned_warning = {"given": False}
 """Whether this process has warned about unsigned approvals (once per process)."""
@@ -228,22 +214,22 @@ class OpenAIAgentsAgent:
         """Run the agent for one request taken as the truth.
 
         A failure before the SDK starts yields RUN_STARTED then RUN_ERROR with a safe message,
-        and is re-raised (like every run error) for the server to log.
+        and is re-raised (like every run error) for the edge that serves the run to log. The
+        RUN_ERROR of a failed run says what the wrapper's error policy chooses
+        (:func:`~ag_ui_openai_agents.safe_errors.wrapper_policy`), before it is built.
         """
         state = SharedState(run_input.state)
         try:
             with use_shared_state(state):
                 events, resumed = await self._start(run_input, request, thread_key)
         except ResumeLimitError as exc:
-            logger.warning("AG-UI run %r refused: %s", run_input.run_id[:80], exc)
-            yield self._run_started(run_input)
+            yield run_started(run_input)
             if not self.lifecycle.emit_run_error:
                 raise
-            yield RunErrorEvent(message=str(exc), code=exc.code)
+            yield run_error(ClientError(str(exc), exc.code))  # the package's text for the client
             return
         except Exception as exc:
-            logger.exception("AG-UI run %r could not be started", run_input.run_id)
-            yield self._run_started(run_input)
+            yield run_started(run_input)
             if self.lifecycle.emit_run_error:
                 yield self._setup_error(exc)
             raise
@@ -255,28 +241,16 @@ class OpenAIAgentsAgent:
             subagents=self.subagents,
         )
         stream = self.translator.stream(events, resumed.run_input, options)
-        if not self.expose_error_details:
-            stream = without_error_details(stream)
+        stream = under_policy(stream, wrapper_policy(self.expose_error_details))
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
 
-    @staticmethod
-    def _run_started(run_input: RunAgentInput) -> RunStartedEvent:
-        return RunStartedEvent(
-            thread_id=run_input.thread_id,
-            run_id=run_input.run_id,
-            parent_run_id=run_input.parent_run_id,
-            protocol_version=PROTOCOL_VERSION,
-        )
-
     def _setup_error(self, exc: Exception) -> RunErrorEvent:
         """The RUN_ERROR of a run that could not be started."""
-        if self.expose_error_details:
-            return RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
-        message = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
-        return RunErrorEvent(message=message, code=AGENT_ERROR_CODE)
+        chosen = self.lifecycle.run_error_message or SETUP_ERROR_MESSAGE
+        return failed_run(exc, chosen, policy=wrapper_policy(self.expose_error_details))
 
     async def _start(
         self, run_input: RunAgentInput, request: Any, thread_key: str | None

@@ -1,83 +1,116 @@
-"""Internal: keeping exception text out of what a client is sent.
+"""Internal: the error policy, which decides what a client is told about a failed run.
 
-``to_agui`` follows the spec: without ``run_error_message``, a failed run's RUN_ERROR carries
-the exception's own text and class name, then the exception is raised again. That text can
-hold anything (a path, a query, an upstream error quoting an API key), so the wrapper and the
-HTTP helpers pass every stream through :func:`without_error_details`: the RUN_ERROR that ends a
-failed run keeps a message the application chose, loses one that is the exception's text, and
-gets the code :data:`AGENT_ERROR_CODE`. The exception itself still reaches the caller (and so
-the server's log). The package's own errors whose text it wrote for the client keep it:
-:class:`UnresumableApprovalError` (which approval cannot be resumed, and why) and
-:class:`ResumeLimitError` (which limit a request passed, code ``RESUME_LIMIT``), raised where
-the translator recipe calls ``resume_tool_calls`` inside the stream.
+An :data:`ErrorPolicy` takes the exception and the message the application chose
+(``run_error_message``; None when it chose none) and returns the :class:`ClientError`, message
+and code, that the failed run's RUN_ERROR carries. It is asked before the event is built
+(:func:`ag_ui_openai_agents.edges.failed_run`), so exception text is never put in an event to
+be taken out again. The policies (docs/errors.md says the same for users):
+
+- :func:`spec_errors`, ``to_agui``'s default, as the spec has it: the application's message
+  (code None), else the exception's text and class name;
+- :func:`safe_errors`, the wrapper's and ``agui_sse_response``'s: the package's own errors
+  written for the client (:class:`ResumeLimitError`, :class:`UnresumableApprovalError`) keep
+  their text and code; any other exception becomes the application's message, or
+  :data:`AGENT_ERROR_MESSAGE`, with the code :data:`AGENT_ERROR_CODE`;
+- :func:`detailed_errors`, ``expose_error_details=True`` (development): the exception's text
+  and class name, always.
+
+``to_agui`` takes no policy argument: it asks the one in force (:func:`policy_in_force`). The
+code that iterates its events sets it: :func:`under_policy` around each step (the wrapper), or
+:func:`set_policy_in` the context of the task that iterates them (``agui_sse_response``). An
+async generator's body runs in the context of whatever iterates it, so the policy set there is
+the one in force when ``to_agui`` builds its RUN_ERROR; elsewhere it is :func:`spec_errors`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+import contextvars
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
+from typing import NamedTuple, TypeAlias
 
-from ag_ui.core import BaseEvent, RunErrorEvent
+from ag_ui.core import BaseEvent
 
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
+from ag_ui_openai_agents.errors import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE
 
 __all__ = ["AGENT_ERROR_CODE", "AGENT_ERROR_MESSAGE"]
 
-AGENT_ERROR_CODE = "AGENT_ERROR"
-"""RUN_ERROR.code of a run that failed, when the error's details are kept from the client."""
-AGENT_ERROR_MESSAGE = "The agent could not complete this request."
-"""RUN_ERROR.message of a failed run, unless the application chose one."""
+
+class ClientError(NamedTuple):
+    """What a client is told about a run that ended in error."""
+
+    message: str
+    """``RUN_ERROR.message``."""
+    code: str | None
+    """``RUN_ERROR.code`` (one of :mod:`ag_ui_openai_agents.errors`, a class name, or None)."""
+
+
+ErrorPolicy: TypeAlias = Callable[[Exception, str | None], ClientError]
+"""``policy(exc, chosen) -> ClientError``: what the client is told about a run that failed with
+``exc``, ``chosen`` being the application's ``run_error_message`` (None: it chose none)."""
 
 
 def exception_text(exc: BaseException) -> str:
-    """The text ``to_agui`` puts in RUN_ERROR.message for ``exc`` by default."""
+    """The exception's own text (its class name when it has none)."""
     return str(exc) or type(exc).__name__
 
 
-def safe_run_error(event: RunErrorEvent | None, exc: BaseException) -> RunErrorEvent:
-    """The RUN_ERROR a client may see for a run that failed with ``exc``.
-
-    ``event`` is the RUN_ERROR the run sent (None: it sent none). Its message stays when the
-    application chose it; the exception's own text becomes :data:`AGENT_ERROR_MESSAGE`.
-    """
-    if isinstance(exc, ResumeLimitError):  # its text names the limit and the count only
-        return RunErrorEvent(message=str(exc), code=exc.code)
-    if event is not None and isinstance(exc, UnresumableApprovalError):
-        return event
-    message = AGENT_ERROR_MESSAGE
-    if event is not None and event.message != exception_text(exc) and event.message.strip():
-        message = event.message
-    usage = event.usage if event is not None else None
-    return RunErrorEvent(message=message, code=AGENT_ERROR_CODE, usage=usage)
+def spec_errors(exc: Exception, chosen: str | None) -> ClientError:
+    """``to_agui``'s default: the application's message with no code, else the exception's
+    text and class name."""
+    if chosen is None:
+        return ClientError(exception_text(exc), type(exc).__name__)
+    return ClientError(chosen or exception_text(exc), None)
 
 
-async def without_error_details(
-    events: AsyncIterator[BaseEvent],
+def detailed_errors(exc: Exception, chosen: str | None) -> ClientError:
+    """``expose_error_details=True``: the exception's text and class name."""
+    return ClientError(exception_text(exc), type(exc).__name__)
+
+
+def safe_errors(exc: Exception, chosen: str | None) -> ClientError:
+    """No exception text, except the package's own errors written for the client."""
+    if isinstance(exc, (ResumeLimitError, UnresumableApprovalError)):
+        return ClientError(exception_text(exc), exc.code)
+    message = chosen if chosen is not None and chosen.strip() else AGENT_ERROR_MESSAGE
+    return ClientError(message, AGENT_ERROR_CODE)
+
+
+def wrapper_policy(expose_error_details: bool) -> ErrorPolicy:
+    """The policy of ``OpenAIAgentsAgent``: :func:`detailed_errors` when it exposes the
+    details, :func:`safe_errors` otherwise."""
+    return detailed_errors if expose_error_details else safe_errors
+
+
+_in_force: contextvars.ContextVar[ErrorPolicy | None] = contextvars.ContextVar(
+    "ag_ui_openai_agents_error_policy", default=None
+)
+
+
+def policy_in_force() -> ErrorPolicy:
+    """The policy set for the calling code, else :func:`spec_errors`."""
+    return _in_force.get() or spec_errors
+
+
+def set_policy_in(context: contextvars.Context, policy: ErrorPolicy) -> None:
+    """Put ``policy`` in force in ``context`` (for the task a run's events are iterated in)."""
+    context.run(_in_force.set, policy)
+
+
+async def under_policy(
+    events: AsyncGenerator[BaseEvent, None], policy: ErrorPolicy
 ) -> AsyncGenerator[BaseEvent, None]:
-    """``events``, with the RUN_ERROR of a failed run made safe by :func:`safe_run_error`.
-
-    A failed run is one whose stream raises: its RUN_ERROR is the last event before the
-    exception, so each RUN_ERROR is held until the stream says how it goes on. One that ends
-    the stream normally (a refused approval, a limit) is passed on unchanged. Closing this
-    generator closes ``events``.
-    """
-    held: RunErrorEvent | None = None
-    try:
-        async for event in events:
-            if held is not None:
-                yield held
-                held = None
-            if isinstance(event, RunErrorEvent):
-                held = event
-            else:
-                yield event
-    except Exception as exc:
-        if held is not None:
-            yield safe_run_error(held, exc)
-        raise
-    finally:
-        closer = getattr(events, "aclose", None)
-        if closer is not None:
-            await closer()
-    if held is not None:
-        yield held
+    """``events``, each step of which runs with ``policy`` in force (and only that step: the
+    caller's context is as it was between steps). Closing this generator closes ``events``."""
+    async with aclosing(events):
+        while True:
+            token = _in_force.set(policy)
+            try:
+                event = await anext(events)
+            except StopAsyncIteration:
+                return
+            finally:
+                _in_force.reset(token)
+            yield event

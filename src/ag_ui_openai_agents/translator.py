@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, Union
 
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     BaseEvent,
     Context,
     CustomEvent,
@@ -35,7 +34,6 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    RunStartedEvent,
 )
 from agents import RunContextWrapper, RunResultStreaming, StreamEvent, ToolApprovalItem
 
@@ -43,12 +41,15 @@ from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
 from ag_ui_openai_agents.approvals.options import Approvals
 from ag_ui_openai_agents.approvals.tools import paused_params_schemas
-from ag_ui_openai_agents.approvals.verify import APPROVAL_REFUSED_CODE, ApprovalRefusedError
+from ag_ui_openai_agents.approvals.verify import ApprovalRefusedError
+from ag_ui_openai_agents.edges import failed_run, run_error, run_started
+from ag_ui_openai_agents.errors import APPROVAL_REFUSED_CODE
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool_approval
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, TranslatedInput
 from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
+from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.state import SharedState
 from ag_ui_openai_agents.subagents import run_events
 
@@ -275,12 +276,7 @@ class _Run:
     async def _opening(self) -> AsyncGenerator[BaseEvent, None]:
         """RUN_STARTED, then the start event and the initial state, each resolved in turn."""
         run_input, options = self.engine.run_input, self.options
-        yield RunStartedEvent(
-            thread_id=run_input.thread_id,
-            run_id=run_input.run_id,
-            parent_run_id=run_input.parent_run_id,
-            protocol_version=PROTOCOL_VERSION,
-        )
+        yield run_started(run_input)
         custom = await _custom_event(options.lifecycle.start_custom_event, "start_custom_event")
         if custom is not None:
             yield custom
@@ -308,7 +304,7 @@ class _Run:
         if not self.options.lifecycle.emit_run_error:
             raise ApprovalRefusedError(message)
         code = resumed.refusal_code or APPROVAL_REFUSED_CODE
-        return RunErrorEvent(message=message, code=code, usage=self.engine.token_usage())
+        return run_error(ClientError(message, code), usage=self.engine.token_usage())
 
     def _state_change(self) -> list[BaseEvent]:
         """A STATE_SNAPSHOT (or STATE_DELTA) when the shared state changed since the last."""
@@ -382,19 +378,18 @@ class _Run:
             self.engine.usage.add_unstreamed(self.result.context_wrapper.usage)
 
     def _failure(self, exc: Exception) -> list[BaseEvent]:
-        """What closes a failed run: open subagents and windows, then RUN_ERROR if wanted."""
+        """What closes a failed run: open subagents and windows, then RUN_ERROR if wanted.
+
+        Its message and code are the error policy's choice (the spec's by default: the
+        ``run_error_message``, else the exception's text and class name; the wrapper's and
+        ``agui_sse_response``'s keep the text out), made before the event is built.
+        """
         engine, options = self.engine, self.options
         out = engine.close_subagents("failed") + engine.finish() + self._state_change()
         if options.lifecycle.emit_run_error:
             self._count_unstreamed()
-            message = options.lifecycle.run_error_message
-            out.append(
-                RunErrorEvent(
-                    message=message or str(exc) or type(exc).__name__,
-                    code=type(exc).__name__ if message is None else None,
-                    usage=engine.token_usage(),
-                )
-            )
+            usage = engine.token_usage()
+            out.append(failed_run(exc, options.lifecycle.run_error_message, usage=usage))
         return out
 
     async def _release(self) -> None:

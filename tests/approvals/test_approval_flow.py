@@ -51,6 +51,7 @@ from ag_ui_openai_agents import (
 from ag_ui_openai_agents.agent import SETUP_ERROR_MESSAGE
 from ag_ui_openai_agents.approvals.interrupts import TOOL_APPROVAL_REASON, UnresumableApprovalError
 from ag_ui_openai_agents.approvals.resume import CANCELLED_RESULT, ResumedToolCalls
+from ag_ui_openai_agents.errors import UNRESUMABLE_APPROVAL_CODE
 from support.approval_app import PROCESS_ENV, TOOL_NAME, refund_call_id
 from support.invariants import StreamViolation, check_stream, parse_sse
 from support.processes import Server, server_env, server_processes
@@ -726,6 +727,7 @@ async def test_an_approved_agent_tool_whose_agent_pauses_cannot_resume() -> None
 
 
 async def test_an_approved_agent_tool_whose_agent_pauses_fails_through_the_wrapper() -> None:
+    """The package's own error, written for the client, keeps its text and code."""
     ledger = Ledger()
     outer, outer_model, sub_model, config = nested_approval(ledger, gate_agent_tool=True)
     paused = await run_wrapper(outer, first_request("Refund order 1."), config)
@@ -736,7 +738,8 @@ async def test_an_approved_agent_tool_whose_agent_pauses_fails_through_the_wrapp
     assert isinstance(failed.error, UnresumableApprovalError)
     assert "refund_specialist" in str(failed.error)
     assert failed.types == ["RUN_STARTED", "RUN_ERROR"]
-    assert failed.run_error.message == SETUP_ERROR_MESSAGE
+    assert failed.run_error.message == str(failed.error)
+    assert failed.run_error.code == UNRESUMABLE_APPROVAL_CODE
     assert ledger.runs == []
     assert (outer_model.call_count, sub_model.call_count) == (1, 1)
 

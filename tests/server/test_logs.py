@@ -1,5 +1,7 @@
 """Logs: one hierarchy under ``ag_ui_openai_agents``, the run's ids on every record of a run,
-start and end at debug, failures at error with the traceback (and never to the client)."""
+start and end at debug, each failure once, by the route: at error with the traceback when the
+run raised (and never to the client), at warning with its code when it ended with a RUN_ERROR
+of its own."""
 
 from __future__ import annotations
 
@@ -7,17 +9,30 @@ import asyncio
 import logging
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import EventType
-from agents import Agent, RunConfig, function_tool
+from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent
+from agents import Agent, RunConfig, Runner, function_tool
 from agents.models.interface import Model, ModelProvider
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import (
+    AGUITranslator,
+    OpenAIAgentsAgent,
+    add_openai_agents_fastapi_endpoint,
+)
+from ag_ui_openai_agents.approvals.limits import ResumeLimits
+from ag_ui_openai_agents.errors import (
+    AGENT_ERROR_CODE,
+    RESUME_LIMIT_CODE,
+    THREAD_BUSY_CODE,
+    THREAD_KEY_CODE,
+    THREAD_STORE_CODE,
+)
 from ag_ui_openai_agents.server.logs import (
     PACKAGE_LOGGER,
     RunIdsFilter,
@@ -25,6 +40,8 @@ from ag_ui_openai_agents.server.logs import (
     install_run_ids_filter,
     run_ids,
 )
+from ag_ui_openai_agents.server.streaming import agui_sse_response
+from ag_ui_openai_agents.threads import SQLiteThreadStore
 from support.invariants import check_stream, parse_sse
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 
@@ -149,19 +166,143 @@ async def test_records_of_other_package_modules_carry_the_run_ids() -> None:
     assert {ids_of(r) for r in warnings} == {("thread-7", "run-7")}
 
 
-async def test_a_failed_run_is_logged_at_error_with_traceback_and_ids(recorder: Recorder) -> None:
+def failures_of(recorder: Recorder) -> list[logging.LogRecord]:
+    """The package's records of a failure: warnings and above."""
+    return [r for r in package_records(recorder) if r.levelno >= logging.WARNING]
+
+
+async def test_a_failed_run_is_logged_once_at_error_with_traceback_and_ids(
+    recorder: Recorder,
+) -> None:
     response = await post(make_app(BrokenProvider(), run_error_message="Try later."), body())
 
     events = parse_sse(response.text)
     assert events[-1].type == EventType.RUN_ERROR
     assert SECRET not in response.text
     assert "Traceback" not in response.text
-    failures = [r for r in package_records(recorder) if r.levelno >= logging.ERROR]
-    assert failures
-    assert all(r.exc_info is not None and SECRET in str(r.exc_info[1]) for r in failures)
-    assert {ids_of(r) for r in failures} == {("thread-7", "run-7")}
+    [failure] = failures_of(recorder)
+    assert failure.levelno == logging.ERROR and failure.name == STREAMING_LOGGER
+    assert failure.exc_info is not None and SECRET in str(failure.exc_info[1])
+    assert AGENT_ERROR_CODE in failure.getMessage()
+    assert ids_of(failure) == ("thread-7", "run-7")
     ended = [r.getMessage() for r in package_records(recorder) if "ended" in r.getMessage()]
     assert ended == ["AG-UI run of shop ended: the run failed"]
+
+
+STREAMING_LOGGER = f"{PACKAGE_LOGGER}.server.streaming"
+
+
+def failing_context(run_input: RunAgentInput) -> Any:
+    raise RuntimeError(f"context service down ({SECRET})")
+
+
+def failing_key(run_input: RunAgentInput, request: Any) -> str:
+    raise PermissionError(f"no session ({SECRET})")
+
+
+class BrokenStore(SQLiteThreadStore):
+    async def load(self, key: str) -> str | None:
+        raise ConnectionError(f"store down ({SECRET})")
+
+
+def over_the_limit() -> dict[str, Any]:
+    entries = [{"interruptId": f"c{n}", "status": "resolved", "payload": {}} for n in range(3)]
+    return body(resume=entries)
+
+
+def hand_written(provider: ModelProvider) -> FastAPI:
+    """A route written by hand: ``to_agui`` (no ``run_error_message``) in ``agui_sse_response``."""
+    config = RunConfig(model_provider=provider, tracing_disabled=True)
+    translator = AGUITranslator()
+    app = FastAPI()
+
+    @app.post("/agent")
+    async def run(run_input: RunAgentInput, request: Request) -> Response:
+        async def events() -> AsyncIterator[BaseEvent]:
+            translated = translator.to_openai(run_input)
+            agent = Agent(name="shop")
+            result = Runner.run_streamed(agent, translated.messages, run_config=config)
+            async for event in translator.to_agui(result, run_input):
+                yield event
+
+        return agui_sse_response(request, run_input, events())
+
+    return app
+
+
+FAILURES: dict[str, tuple[Callable[[Path], FastAPI], dict[str, Any], int, str]] = {
+    "setup": (
+        lambda tmp: make_app(BrokenProvider(), context=failing_context),
+        body(),
+        logging.ERROR,
+        AGENT_ERROR_CODE,
+    ),
+    "by hand": (
+        lambda tmp: hand_written(BrokenProvider()),
+        body(),
+        logging.ERROR,
+        AGENT_ERROR_CODE,
+    ),
+    "thread key": (
+        lambda tmp: make_app(
+            BrokenProvider(), threads=SQLiteThreadStore(tmp / "t.db"), thread_key=failing_key
+        ),
+        body(),
+        logging.ERROR,
+        THREAD_KEY_CODE,
+    ),
+    "thread store": (
+        lambda tmp: make_app(BrokenProvider(), threads=BrokenStore(tmp / "t.db")),
+        body(),
+        logging.ERROR,
+        THREAD_STORE_CODE,
+    ),
+    "resume limit": (
+        lambda tmp: make_app(BrokenProvider(), resume_limits=ResumeLimits(max_entries=2)),
+        over_the_limit(),
+        logging.WARNING,
+        RESUME_LIMIT_CODE,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FAILURES))
+async def test_each_failure_is_logged_once_by_the_route_with_the_ids(
+    case: str, recorder: Recorder, tmp_path: Path
+) -> None:
+    """Wherever the run failed (its setup, the translator, the thread store), or was refused,
+    one record says so: the route's, with the run's ids and the code the client was sent."""
+    make, data, level, code = FAILURES[case]
+
+    response = await post(make(tmp_path), data)
+
+    end = parse_sse(response.text)[-1]
+    assert isinstance(end, RunErrorEvent) and end.code == code
+    assert SECRET not in response.text
+    [failure] = failures_of(recorder)
+    assert (failure.name, failure.levelno) == (STREAMING_LOGGER, level)
+    assert ids_of(failure) == ("thread-7", "run-7")
+    assert code in failure.getMessage()
+    if level == logging.ERROR:
+        assert failure.exc_info is not None and SECRET in str(failure.exc_info[1])
+    else:
+        assert failure.exc_info is None and end.message in failure.getMessage()
+
+
+async def test_a_busy_thread_is_logged_once_with_the_ids(
+    recorder: Recorder, tmp_path: Path
+) -> None:
+    store = SQLiteThreadStore(tmp_path / "t.db", lock_wait=0)
+    app = make_app(BrokenProvider(), threads=store)
+    assert await store.acquire("thread-7", "another-run")
+
+    response = await post(app, body())
+
+    end = parse_sse(response.text)[-1]
+    assert isinstance(end, RunErrorEvent) and end.code == THREAD_BUSY_CODE
+    [failure] = failures_of(recorder)
+    assert (failure.name, failure.levelno) == (STREAMING_LOGGER, logging.WARNING)
+    assert ids_of(failure) == ("thread-7", "run-7") and THREAD_BUSY_CODE in failure.getMessage()
 
 
 async def test_concurrent_runs_keep_their_own_ids(recorder: Recorder) -> None:

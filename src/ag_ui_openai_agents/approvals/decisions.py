@@ -28,10 +28,9 @@ from ag_ui.core import AssistantMessage, Message
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators
 
-logger = logging.getLogger(__name__)
+from ag_ui_openai_agents.errors import INVALID_APPROVAL_CODE as INVALID_APPROVAL_CODE
 
-INVALID_APPROVAL_CODE = "INVALID_APPROVAL"
-"""``RunErrorEvent.code`` of a request whose answer to an approval was malformed."""
+logger = logging.getLogger(__name__)
 
 APPROVED_KEY = "approved"
 EDITED_ARGS_KEY = "editedArgs"

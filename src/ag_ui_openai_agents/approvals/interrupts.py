@@ -16,6 +16,7 @@ from ag_ui_openai_agents.approvals.signing import (
     ApprovalSubject,
     signed_interrupt_id,
 )
+from ag_ui_openai_agents.errors import UNRESUMABLE_APPROVAL_CODE
 from ag_ui_openai_agents.protocol import item_field as _field
 
 TOOL_APPROVAL_REASON = "tool_approval"
@@ -28,7 +29,12 @@ unknown: ``{"approved": true | false, "reason"?: string}``. Interrupts of known 
 
 
 class UnresumableApprovalError(Exception):
-    """An approval that cannot be resumed from the conversation history."""
+    """An approval that cannot be resumed from the conversation history.
+
+    Its message is written for the client: ``RUN_ERROR`` carries it with :attr:`code`.
+    """
+
+    code = UNRESUMABLE_APPROVAL_CODE
 
 
 def approval_interrupt(

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-RESUME_LIMIT_CODE = "RESUME_LIMIT"
-"""``RunErrorEvent.code`` of a run refused because its request was over a :class:`ResumeLimits`."""
+from ag_ui_openai_agents.errors import RESUME_LIMIT_CODE as RESUME_LIMIT_CODE
 
 DEFAULT_MAX_RESUME_ENTRIES = 100
 """Resume entries one request may carry (one per interrupt of the paused run)."""

@@ -28,17 +28,13 @@ from ag_ui_openai_agents.approvals.signing import (
     SignatureCheck,
     split_interrupt_id,
 )
+from ag_ui_openai_agents.errors import APPROVAL_DENIED_CODE as APPROVAL_DENIED_CODE
+from ag_ui_openai_agents.errors import APPROVAL_REFUSED_CODE as APPROVAL_REFUSED_CODE
 
 logger = logging.getLogger(__name__)
 
 EXPIRED_APPROVAL_MESSAGE = "The earlier approval of this call expired; decide again."
 """``Interrupt.message`` of an interrupt issued afresh because its approval expired."""
-
-APPROVAL_REFUSED_CODE = "APPROVAL_REFUSED"
-"""``RunErrorEvent.code`` of a run whose approvals were refused."""
-
-APPROVAL_DENIED_CODE = "APPROVAL_DENIED"
-"""``RunErrorEvent.code`` of a run whose approvals the application's ``authorize`` refused."""
 
 _SHOWN_CHARS = 80
 

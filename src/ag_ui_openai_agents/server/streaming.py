@@ -7,7 +7,7 @@ the run is silent, a terminal event always (a failure or an unencodable event en
 with RUN_ERROR rather than cutting it), no exception text unless the application opts in, the
 run ended cleanly when the server shuts down (open steps finished, then RUN_ERROR
 ``SERVER_SHUTTING_DOWN``), HTTP 503 for runs that arrive while it stops, and the run's start,
-end and failure logged with its thread and run ids.
+end and failure logged with its thread and run ids (each failure once, here).
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     BaseEvent,
     EventType,
     RunAgentInput,
     RunErrorEvent,
-    RunStartedEvent,
     StepFinishedEvent,
     StepStartedEvent,
 )
@@ -31,11 +29,19 @@ from ag_ui.encoder import EventEncoder
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from ag_ui_openai_agents.safe_errors import (
+from ag_ui_openai_agents.edges import failed_run, run_error, run_started
+from ag_ui_openai_agents.errors import (
     AGENT_ERROR_CODE,
-    exception_text,
-    safe_run_error,
-    without_error_details,
+    ENCODING_ERROR_MESSAGE,
+    SHUTDOWN_ERROR_CODE,
+    SHUTDOWN_MESSAGE,
+)
+from ag_ui_openai_agents.safe_errors import (
+    ClientError,
+    ErrorPolicy,
+    safe_errors,
+    set_policy_in,
+    spec_errors,
 )
 from ag_ui_openai_agents.server.encoding import encode_event
 from ag_ui_openai_agents.server.keepalive import Pause, paced
@@ -59,10 +65,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ENCODING_ERROR_MESSAGE = "The agent produced an event that could not be sent."
-SHUTDOWN_MESSAGE = "The server is shutting down. Please send the request again."
-"""RUN_ERROR.message of the runs in flight when the server stops."""
-SHUTDOWN_ERROR_CODE = "SERVER_SHUTTING_DOWN"
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 KEEPALIVE_COMMENT = ": keepalive\n\n"
 """An SSE comment: clients skip it; proxies see bytes on an otherwise silent stream."""
@@ -92,10 +94,12 @@ def agui_sse_response(
     Pass an async generator that has not started: it runs only once the response streams (so
     nothing runs for a 503), in a task whose log records carry the run's ids, and it is closed
     (cancelling the SDK run inside it) when the client goes away or the server stops. When it
-    raises, the exception is logged and the stream ends with RUN_ERROR code ``AGENT_ERROR``:
-    a message the application chose (``to_agui``'s ``run_error_message``) is kept, the
-    exception's text is not, unless ``expose_error_details`` is True. While the run is silent
-    for ``keepalive_seconds`` (None: never) a ``: keepalive`` comment is written.
+    raises, the exception is logged once, with the run's ids, and the stream ends with
+    RUN_ERROR code ``AGENT_ERROR``: a message the application chose (``to_agui``'s
+    ``run_error_message``) is kept, the exception's text is never put in it, unless
+    ``expose_error_details`` is True (docs/errors.md: ``to_agui`` inside the generator builds
+    its RUN_ERROR that way too). While the run is silent for ``keepalive_seconds`` (None:
+    never) a ``: keepalive`` comment is written.
     """
     if keepalive_seconds is not None and not keepalive_seconds > 0:
         raise ValueError("keepalive_seconds must be positive, or None to turn keepalive off")
@@ -139,18 +143,24 @@ def sse_response(
 @dataclass
 class _Progress:
     """What a stream has written so far: whether it started and ended, which steps are open,
-    and why it ended early (for the last log record)."""
+    the RUN_ERROR it sent, and why it ended early (for the last log record)."""
 
     run_input: RunAgentInput
     started: bool = False
     terminal: bool = False
     steps: dict[tuple[str | None, str], None] = field(default_factory=dict)
     reason: str = "the run's stream ended"
+    error: RunErrorEvent | None = None
+    """The RUN_ERROR the client was sent, if any."""
+    logged: bool = False
+    """Whether the failure is logged already (with its traceback)."""
 
     def saw(self, event: BaseEvent) -> None:
         self.started = True
         if event.type in _TERMINAL:
             self.terminal = True
+            if isinstance(event, RunErrorEvent):
+                self.error = event
         elif isinstance(event, StepStartedEvent):
             self.steps[(event.subagent_run_id, event.step_name)] = None
         elif isinstance(event, StepFinishedEvent):
@@ -166,17 +176,21 @@ class _Progress:
             for subagent, name in reversed(self.steps)
         ]
         if not self.started:
-            run_input = self.run_input
-            opening = RunStartedEvent(
-                thread_id=run_input.thread_id,
-                run_id=run_input.run_id,
-                parent_run_id=run_input.parent_run_id,
-                protocol_version=PROTOCOL_VERSION,
-            )
-            closing.insert(0, opening)
+            closing.insert(0, run_started(self.run_input))
         self.steps.clear()
         self.terminal = True
+        self.error = error
         return [*closing, error]
+
+    def sent_code(self) -> str | None:
+        return self.error.code if self.error is not None else None
+
+
+def _route_policy(expose_error_details: bool) -> ErrorPolicy:
+    """The error policy of a route: ``to_agui``'s own (:func:`spec_errors`, which keeps the
+    application's ``run_error_message``) when the details are exposed, else
+    :func:`safe_errors`."""
+    return spec_errors if expose_error_details else safe_errors
 
 
 async def _encoded(
@@ -190,9 +204,11 @@ async def _encoded(
 ) -> AsyncIterator[str]:
     """The encoded events of one run, with keepalive comments while it is silent.
 
+    The run's events are iterated in a task of their own, with the run's ids and the route's
+    error policy in force: a failed run's RUN_ERROR is what that policy says, from the start.
     When the server shuts down, the run is cancelled and the stream ends with RUN_ERROR
     (unless the run already ended), always between two whole events. The run's start and end
-    are logged at debug level, its failure at error level with the traceback.
+    are logged at debug level, and its failure once (:func:`_log_failure`).
     """
     ids = RunIds(run_input.thread_id, run_input.run_id)
     log = run_logger(logger, ids)
@@ -201,31 +217,43 @@ async def _encoded(
     encode = encode_event if sse else encoder.encode
     if not sse:
         keepalive_seconds = None  # comments exist only in SSE
-    source: AsyncGenerator[BaseEvent, None] = _iterate(events)
-    if not expose_error_details:
-        source = without_error_details(source)
+    policy = _route_policy(expose_error_details)
+    context = context_with_run_ids(ids.thread_id, ids.run_id)
+    set_policy_in(context, policy)
     progress = _Progress(run_input)
     log.debug("%s started", label)
     try:
         with server_shutdown.watching() as stopping:
             items = paced(
-                source,
+                _iterate(events),
                 keepalive_seconds=keepalive_seconds,
                 stop=stopping,
-                context=context_with_run_ids(ids.thread_id, ids.run_id),
+                context=context,
             )
             async with aclosing(items):
                 chunks = _chunks(items, encode, log, progress, label)
-                async for chunk in _ended(chunks, encode, progress, expose_error_details):
+                async for chunk in _ended(chunks, encode, progress, policy):
                     yield chunk
     except Exception:
         progress.reason = "the run failed"
-        log.exception("%s failed", label)
+        log.exception("%s failed; the client was sent RUN_ERROR %s", label, progress.sent_code())
+        progress.logged = True
     except BaseException:
         progress.reason = "the client went away"
         raise
     finally:
+        _log_failure(log, label, progress)
         log.debug("%s ended: %s", label, progress.reason)
+
+
+def _log_failure(log: logging.LoggerAdapter, label: str, progress: _Progress) -> None:  # type: ignore[type-arg]
+    """Log a run that ended with RUN_ERROR, once: a run that raised was logged with its
+    traceback already; one that ended with a RUN_ERROR of its own (a refusal, a busy thread)
+    or was stopped by the server is logged here, at warning, with the code and message."""
+    error = progress.error
+    if error is not None and not progress.logged:
+        log.warning("%s sent RUN_ERROR %s: %s", label, error.code, error.message)
+        progress.logged = True
 
 
 async def _iterate(events: AsyncIterable[BaseEvent]) -> AsyncGenerator[BaseEvent, None]:
@@ -244,19 +272,15 @@ async def _ended(
     chunks: AsyncIterator[str],
     encode: Callable[[BaseEvent], str],
     progress: _Progress,
-    expose_error_details: bool,
+    policy: ErrorPolicy,
 ) -> AsyncIterator[str]:
-    """``chunks``; when the run raises before its terminal event, a RUN_ERROR ends them (and
-    the exception goes on, to be logged)."""
+    """``chunks``; when the run raises before its terminal event, a RUN_ERROR that ``policy``
+    chose ends them (and the exception goes on, to be logged)."""
     try:
         async for chunk in chunks:
             yield chunk
     except Exception as exc:
-        if expose_error_details:
-            error = RunErrorEvent(message=exception_text(exc), code=type(exc).__name__)
-        else:
-            error = safe_run_error(None, exc)
-        for event in progress.ending(error):
+        for event in progress.ending(failed_run(exc, policy=policy)):
             yield encode(event)
         raise
 
@@ -274,7 +298,7 @@ async def _chunks(
             yield KEEPALIVE_COMMENT
         elif item is Pause.STOPPED:
             progress.reason = "the server is shutting down; the run was cancelled"
-            stopped = RunErrorEvent(message=SHUTDOWN_MESSAGE, code=SHUTDOWN_ERROR_CODE)
+            stopped = run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
             for event in progress.ending(stopped):
                 yield encode(event)
             return
@@ -286,7 +310,8 @@ async def _chunks(
                 # the run with RUN_ERROR rather than cut the stream.
                 log.exception("Could not encode %s of %s", item.type, label)
                 progress.reason = "an event could not be encoded"
-                failed = RunErrorEvent(message=ENCODING_ERROR_MESSAGE, code=AGENT_ERROR_CODE)
+                progress.logged = True
+                failed = run_error(ClientError(ENCODING_ERROR_MESSAGE, AGENT_ERROR_CODE))
                 for event in progress.ending(failed):
                     yield encode(event)
                 return

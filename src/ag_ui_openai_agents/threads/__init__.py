@@ -12,18 +12,16 @@ the store holds. See docs/threads.md.
 
 from __future__ import annotations
 
-from ag_ui_openai_agents.threads.merge import INTERRUPTED_RESULT
-from ag_ui_openai_agents.threads.redis_store import RedisThreadStore
-from ag_ui_openai_agents.threads.runs import (
-    MAX_THREAD_KEY_LENGTH,
+from ag_ui_openai_agents.errors import (
     THREAD_BUSY_CODE,
     THREAD_FULL_CODE,
     THREAD_KEY_CODE,
     THREAD_LOST_CODE,
     THREAD_STORE_CODE,
-    ThreadKey,
-    single_user_threads,
 )
+from ag_ui_openai_agents.threads.merge import INTERRUPTED_RESULT
+from ag_ui_openai_agents.threads.redis_store import RedisThreadStore
+from ag_ui_openai_agents.threads.runs import MAX_THREAD_KEY_LENGTH, ThreadKey, single_user_threads
 from ag_ui_openai_agents.threads.sqlite_store import SQLiteThreadStore
 from ag_ui_openai_agents.threads.store import (
     ThreadBusyError,

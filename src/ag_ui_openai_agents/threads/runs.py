@@ -19,7 +19,6 @@ from typing import Any, TypeAlias, Union
 from urllib.parse import quote
 
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     BaseEvent,
     Interrupt,
     MessagesSnapshotEvent,
@@ -32,6 +31,20 @@ from ag_ui.core import (
     StateSnapshotEvent,
 )
 
+from ag_ui_openai_agents.edges import run_error, run_started
+from ag_ui_openai_agents.errors import (
+    THREAD_BUSY_CODE,
+    THREAD_BUSY_MESSAGE,
+    THREAD_FULL_CODE,
+    THREAD_FULL_MESSAGE,
+    THREAD_KEY_CODE,
+    THREAD_KEY_MESSAGE,
+    THREAD_LOST_CODE,
+    THREAD_LOST_MESSAGE,
+    THREAD_STORE_CODE,
+    THREAD_STORE_MESSAGE,
+)
+from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.record import StoredThread
 from ag_ui_openai_agents.threads.recorder import Recorder
@@ -43,17 +56,6 @@ from ag_ui_openai_agents.threads.store import (
 )
 
 logger = logging.getLogger(__name__)
-
-THREAD_BUSY_CODE = "THREAD_BUSY"
-THREAD_BUSY_MESSAGE = "Another run of this conversation is in progress. Try again when it ends."
-THREAD_FULL_CODE = "THREAD_FULL"
-THREAD_FULL_MESSAGE = "This conversation reached its size limit. Start a new one."
-THREAD_LOST_CODE = "THREAD_LOCK_LOST"
-THREAD_LOST_MESSAGE = "This run took too long and its result was not kept. Send it again."
-THREAD_KEY_CODE = "THREAD_FORBIDDEN"
-THREAD_KEY_MESSAGE = "This conversation cannot be opened."
-THREAD_STORE_CODE = "THREAD_STORE_ERROR"
-THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
 
 ThreadKey: TypeAlias = Callable[[str, Any], Union[str, Awaitable[str]]]  # noqa: UP007
 """``thread_key(thread_id, request) -> key``: whose thread this is, as the store keys it.
@@ -132,16 +134,14 @@ class ThreadRuns:
         """The events of one request on its thread."""
         try:
             key = await self.key(run_input.thread_id, request)
-        except Exception:
-            logger.exception("No thread key for run %s", run_input.run_id)
+        except Exception:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
                 yield event
             raise
         try:
             document = await self.store.load(key)
             stored = StoredThread.from_json(document) if document is not None else None
-        except Exception:
-            logger.exception("Thread %r could not be loaded", key)
+        except Exception:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
@@ -173,7 +173,7 @@ class ThreadRuns:
 
         Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
         client's next request finds both. A failure of the store ends the run with RUN_ERROR
-        (unless the run already ended) and is re-raised for the server's log. With ``busy``,
+        (unless the run already ended) and is re-raised for the edge to log. With ``busy``,
         a lock held by another run is not waited for: ``busy`` is the answer then.
         """
         token = uuid.uuid4().hex
@@ -197,20 +197,16 @@ class ThreadRuns:
                 for event in busy:
                     yield event
                 return
-            logger.warning("Run %s refused: thread %r is busy", run_input.run_id, key)
             for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
                 yield event
             return
         except ThreadLockLostError:
-            logger.error("Run %s was not kept: thread %r was taken over", run_input.run_id, key)
             for event in shown.ending(run_input, THREAD_LOST_CODE, THREAD_LOST_MESSAGE):
                 yield event
             raise
         except Exception:
             if turn.run_failed:
                 raise
-            if not shown.ended:
-                logger.exception("Thread %r could not be saved", key)
             for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
@@ -233,8 +229,8 @@ class _Shown:
         """What still ends the run for the client: nothing if it ended already."""
         if self.ended:
             return []
-        error = RunErrorEvent(message=message, code=code)
-        return [error] if self.started else [_started(run_input), error]
+        error = run_error(ClientError(message, code))
+        return [error] if self.started else [run_started(run_input), error]
 
 
 class _Turn:
@@ -342,24 +338,16 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
         else RunFinishedSuccessOutcome()
     )
     return [
-        _started(run_input),
+        run_started(run_input),
         StateSnapshotEvent(snapshot=thread.state if thread.state is not None else {}),
         MessagesSnapshotEvent(messages=list(thread.messages)),
         RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
     ]
 
 
-def _started(run_input: RunAgentInput) -> RunStartedEvent:
-    return RunStartedEvent(
-        thread_id=run_input.thread_id,
-        run_id=run_input.run_id,
-        parent_run_id=run_input.parent_run_id,
-        protocol_version=PROTOCOL_VERSION,
-    )
-
-
 def _failed(run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
-    return [_started(run_input), RunErrorEvent(message=message, code=code)]
+    """RUN_STARTED then the RUN_ERROR ``code``: a run refused before anything ran."""
+    return [run_started(run_input), run_error(ClientError(message, code))]
 
 
 def _log_ignored(key: str, merged: Merged) -> None:
