@@ -192,7 +192,7 @@ async def test_a_failed_run_is_logged_once_at_error_with_traceback_and_ids(
 STREAMING_LOGGER = f"{PACKAGE_LOGGER}.server.streaming"
 
 
-def failing_context(run_input: RunAgentInput) -> Any:
+def failing_context(run_input: RunAgentInput, request: Any) -> Any:
     raise RuntimeError(f"context service down ({SECRET})")
 
 
