@@ -212,10 +212,9 @@ class _Run:
             shown = _declares_1_0(engine.run_input) or options.subagents_for_pre_1_0_clients
             engine.attach_subagent_sink(state.subagents, shown=shown)
         self.state_stream = StateStream(deltas=options.state_deltas)
+        self.predictions: StatePredictions | None = None
         if options.predictive_state:
-            engine.predictions = StatePredictions(
-                options.predictive_state, state, self._state_change
-            )
+            self.predictions = StatePredictions(options.predictive_state, state, self._state_change)
         self.queue: run_queue.RunQueue | None = None
 
     async def events(self) -> AsyncGenerator[BaseEvent, None]:
@@ -232,6 +231,7 @@ class _Run:
                 yield event
             if self.stream is not None:
                 translate, subagents = engine.translate, engine.subagents
+                weave = self._weave if self.predictions is not None else None
                 async for item in self._source(self.stream):
                     if item is IDLE or type(item) is dict:  # not an SDK event (see _source)
                         for event in self._between(item):
@@ -239,7 +239,8 @@ class _Run:
                         continue
                     for event in self._state_change():
                         yield event
-                    for event in translate(item):
+                    made = translate(item)
+                    for event in made if weave is None else weave(made):
                         yield event
                     if subagents.waiting:
                         for event in engine.translate_subagent_events():
@@ -312,6 +313,14 @@ class _Run:
             state.subagents.keep(item)
         return self._state_change() + self.engine.translate_subagent_events()
 
+    def _weave(self, events: list[BaseEvent]) -> list[BaseEvent]:
+        """The engine's events with the run's state predictions in place (see
+        :meth:`StatePredictions.weave`): applied here, as each declared call starts and ends."""
+        predictions = self.predictions
+        if predictions is None:
+            return events
+        return predictions.weave(events, self.engine.book.calls)
+
     def _state_change(self) -> list[BaseEvent]:
         """A STATE_SNAPSHOT (or STATE_DELTA) when the shared state changed since the last."""
         state = self.options.shared_state
@@ -325,7 +334,7 @@ class _Run:
         if self.result is not None and cancel_mode(self.result) != "none":
             for event in engine.close_subagents("cancelled"):
                 yield event
-        for event in engine.finish() + self._state_change():
+        for event in self._weave(engine.finish()) + self._state_change():
             yield event
         interrupts = await self._interrupts()
         state = await _resolve(options.final_state)
@@ -385,7 +394,7 @@ class _Run:
     def _failure(self, exc: Exception) -> list[BaseEvent]:
         """What closes a failed run: open subagents and windows, then RUN_ERROR if wanted."""
         engine, options = self.engine, self.options
-        out = engine.close_subagents("failed") + engine.finish() + self._state_change()
+        out = engine.close_subagents("failed") + self._weave(engine.finish()) + self._state_change()
         if options.emit_run_error:
             self._count_unstreamed()
             message = options.run_error_message
