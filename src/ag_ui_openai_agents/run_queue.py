@@ -101,11 +101,17 @@ class RunQueue:
         self._reader = self._loop.create_task(self._read(stream))
 
     async def _read(self, stream: AsyncIterator[Any]) -> None:
+        items, maxsize = self._items, self.maxsize
         try:
-            async for item in stream:
-                parked = self.offer(item)
-                if parked is not None:
-                    await parked
+            async for item in stream:  # offer(), minus what the loop's own thread needs not
+                if self._closed:
+                    return
+                if len(items) < maxsize and not self._parked:
+                    self._append(item)
+                    continue
+                room = self._loop.create_future()
+                self._parked.append((item, room))
+                await room
         except Exception as exc:
             self._error = exc
         finally:

@@ -308,10 +308,13 @@ class _Run:
     def _between(self, item: Any) -> list[BaseEvent]:
         """The turn of a nested event (kept for the engine), or the queue's idle turn: the
         state's change, then what the engine can stream of the nested events."""
-        state = self.options.shared_state
-        if item is not IDLE and state is not None:
-            state.subagents.keep(item)
-        return self._state_change() + self.engine.translate_subagent_events()
+        out = self._state_change()
+        sink, engine = self.engine.subagents.sink, self.engine
+        if item is not IDLE and sink is not None:
+            sink.keep(item)
+        elif not (engine.subagents.waiting or (sink is not None and len(sink))):
+            return out  # no nested event to translate
+        return out + engine.translate_subagent_events()
 
     def _weave(self, events: list[BaseEvent]) -> list[BaseEvent]:
         """The engine's events with the run's state predictions in place (see
