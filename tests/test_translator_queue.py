@@ -273,3 +273,42 @@ async def test_closing_the_stream_mid_run_leaves_no_task_running(
     assert queues[0].peak <= BOUND and len(queues[0]) == 0
     assert result.is_complete  # the SDK run was cancelled
     assert await settle_tasks(before) == set()
+
+
+async def test_a_specialist_far_ahead_of_a_stalled_client_fails_its_call_cleanly(
+    queues: list[RunQueue],
+) -> None:
+    """Past the SDK's ``on_stream_max_pending_events``, the SDK fails the call itself."""
+    researcher = Agent(name="Researcher", instructions="research")
+    tool = researcher.as_tool(
+        tool_name="research_topic",
+        tool_description="Research.",
+        on_stream=subagent_events,
+        on_stream_max_pending_events=5,
+    )
+    scripts = {
+        "manage": [Turn([Call("research_topic", {"input": "owls"})]), Turn([Text("Done.")])],
+        "research": [Turn([Text(LONG, chunks=100)])],
+    }
+    manager = Agent(name="Manager", instructions="manage", tools=[tool])
+    run_input = request()
+    translator = AGUITranslator()
+    state = SharedState()
+    with use_shared_state(state):
+        result, _ = run_streamed(
+            manager,
+            translator.to_openai(run_input).messages,
+            model=ScriptedResponsesModel(AgentScripts(scripts)),
+        )
+    events: list[BaseEvent] = []
+    async for event in translator.to_agui(result, run_input, shared_state=state):
+        events.append(event)
+        if event.type.value == "SUBAGENT_STARTED":
+            await slowly(200)  # the client stalls while the specialist streams on
+
+    check_stream(events, run_input=run_input)
+    assert [type(e) for e in events if isinstance(e, SubagentErrorEvent)] == [SubagentErrorEvent]
+    result_event = next(e for e in events if isinstance(e, ToolCallResultEvent))
+    assert result_event.content.startswith("An error occurred while running the tool")
+    assert text_of(events, nested=False) == "Done."
+    assert [queue.peak for queue in queues] == [BOUND]
