@@ -312,3 +312,18 @@ async def test_a_specialist_far_ahead_of_a_stalled_client_fails_its_call_cleanly
     assert result_event.content.startswith("An error occurred while running the tool")
     assert text_of(events, nested=False) == "Done."
     assert [queue.peak for queue in queues] == [BOUND]
+
+
+async def test_a_stream_raising_cancellation_reaches_the_consumer() -> None:
+    queue = RunQueue(maxsize=BOUND)
+
+    async def stream() -> AsyncIterator[int]:
+        yield 1
+        raise asyncio.CancelledError
+
+    queue.read(stream())
+    taken: list[Any] = []
+    with pytest.raises(asyncio.CancelledError):
+        async for item in queue:
+            taken.append(item)
+    assert [item for item in taken if item is not IDLE] == [1]

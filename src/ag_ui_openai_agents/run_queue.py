@@ -79,7 +79,7 @@ class RunQueue:
         self._getter: asyncio.Future[None] | None = None
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
-        self._error: Exception | None = None
+        self._error: BaseException | None = None
         self._dry = False  # the first call gives IDLE: a change made before it is sent at once
         self._closed = False
         self._loop = asyncio.get_running_loop()
@@ -112,7 +112,11 @@ class RunQueue:
                 room = self._loop.create_future()
                 self._parked.append((item, room))
                 await room
-        except Exception as exc:
+        except asyncio.CancelledError as exc:
+            if not self._closed:  # the stream raised it, nobody cancelled the reader
+                self._error = exc
+            raise
+        except BaseException as exc:
             self._error = exc
         finally:
             self._ended = True
