@@ -10,10 +10,11 @@ A run with a :class:`~ag_ui_openai_agents.SharedState` has three producers, all 
   whole, or as a delta from what was sent last, so one mark stands for any number of changes
   and takes no room; the loop asks the state itself whether it changed before each item.
 
-Items come out in the order they went in. Whenever the queue runs dry, and after a mark, the
-loop gets :data:`IDLE` once before it waits: its turn to send a state change and the nested
-events the sink has been handed. A run without a shared state has no producer but the SDK's
-stream: its loop reads that stream itself, with no queue and nothing read ahead.
+Items come out in the order they went in. After a mark, once the items before it are taken,
+the loop gets :data:`IDLE`: its turn to send the state's change (it also asks the state before
+each item) and whatever nested events the engine can stream by then. A run without a shared
+state has no producer but the SDK's stream: its loop reads that stream itself, with no queue
+and nothing read ahead.
 
 The queue holds at most ``maxsize`` items. An item offered while it is full is parked with a
 future that completes once the item is in: the reader awaits it, so it stops reading the SDK's
@@ -46,7 +47,7 @@ class _Idle:
 
 
 IDLE: Final = _Idle()
-"""What the queue gives its consumer when it ran dry or was marked (never an item)."""
+"""What the queue gives its consumer after a mark, once the items before it are taken."""
 
 
 class RunQueue:
@@ -54,12 +55,12 @@ class RunQueue:
 
     __slots__ = (
         "_closed",
-        "_dry",
         "_ended",
         "_error",
         "_getter",
         "_items",
         "_loop",
+        "_marked",
         "_parked",
         "_reader",
         "_thread",
@@ -80,7 +81,7 @@ class RunQueue:
         self._reader: asyncio.Task[None] | None = None
         self._ended = False
         self._error: BaseException | None = None
-        self._dry = False  # the first call gives IDLE: a change made before it is sent at once
+        self._marked = True  # the first call gives IDLE: what came before the loop is sent
         self._closed = False
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
@@ -142,12 +143,13 @@ class RunQueue:
 
     def mark(self) -> None:
         """Something outside the queue changed (the shared state): the consumer gets
-        :data:`IDLE` before it waits again. Any thread may call it."""
+        :data:`IDLE` once it has taken the items queued before, even if no item follows.
+        Any thread may call it."""
         if threading.get_ident() != self._thread:
             if not self._loop.is_closed():
                 self._loop.call_soon_threadsafe(self.mark)
             return
-        self._dry = False
+        self._marked = True
         self._wake()
 
     def _append(self, item: Any) -> None:
@@ -179,18 +181,17 @@ class RunQueue:
         return self
 
     async def __anext__(self) -> Any:
-        """The next item, :data:`IDLE` when the queue ran dry or was marked; stops once the
+        """The next item; :data:`IDLE` once the items are taken after a mark; stops once the
         stream ended and every item was taken (raising the stream's failure, if any)."""
         items = self._items
         while True:
             if items:
-                self._dry = False
                 item = items.popleft()
                 if self._parked:
                     self._unpark()
                 return item
-            if not self._dry:
-                self._dry = True
+            if self._marked:
+                self._marked = False
                 return IDLE
             if self._ended:
                 error, self._error = self._error, None
@@ -202,7 +203,6 @@ class RunQueue:
                 await getter
             finally:
                 self._getter = None
-            self._dry = False
 
     async def aclose(self) -> None:
         """Stop: cancel and await the reader, release waiting producers, drop what is held
