@@ -13,8 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .concurrency import measure_concurrency
+from .open_streams import measure_open_streams
 from .per_token import measure_memory, measure_per_token
-from .report import concurrency_sweep_table, environment, memory_table, per_token_table
+from .report import (
+    concurrency_sweep_table,
+    environment,
+    memory_table,
+    open_streams_table,
+    per_token_table,
+)
 from .resume import measure_resume, resume_table
 from .serve import SERVERS
 from .sides import pydantic_ai_version
@@ -36,16 +43,20 @@ class Sizes:
     ramp: float
     resume_calls: int = 200
     """N of the resume benchmark: it times N and 10N open calls and entries."""
+    open_streams: int = 20
+    """Runs held open at once for the memory per open stream."""
+    open_tokens: int = 200
+    """Tokens of each model call of those runs."""
 
     @classmethod
     def quick(cls) -> Sizes:
         """About a minute on 2 cores."""
-        return cls(300, 5, 2_000, (50,), 40, 20.0, 1.0, 200)
+        return cls(300, 5, 2_000, (50,), 40, 20.0, 1.0, 200, 20, 200)
 
     @classmethod
     def full(cls) -> Sizes:
         """The sizes of results.md: a few minutes on 2 cores."""
-        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000)
+        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000, 100, 400)
 
 
 def run(sizes: Sizes, *, concurrency: bool = True) -> str:
@@ -59,6 +70,8 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
     lines += per_token_table(measure_per_token(sizes.tokens, sizes.repetitions, with_pai=with_pai))
     lines += ["", "## Memory per stream", ""]
     lines += memory_table(measure_memory(sizes.memory_tokens, with_pai=with_pai))
+    lines += ["", "## Memory per open stream", ""]
+    lines += open_streams_table(measure_open_streams(sizes.open_streams, sizes.open_tokens))
     lines += ["", "## Resume matching: N and 10N open calls and entries", ""]
     lines += resume_table(measure_resume(sizes.resume_calls))
     if concurrency:

@@ -21,6 +21,9 @@ from .sides import SIDES, Probe
 
 __all__ = ["MemoryReport", "Spread", "TokenReport", "measure_memory", "measure_per_token", "spread"]
 
+OURS = ["sdk_bare", "sdk_adapted", "sdk_adapted_state"]
+"""The sides measured without pydantic-ai."""
+
 
 @dataclass
 class Spread:
@@ -48,6 +51,8 @@ class TokenReport:
     repetitions: int
     cpu_us: dict[str, Spread] = field(default_factory=dict)
     ours_added_us: Spread | None = None
+    ours_state_added_us: Spread | None = None
+    """Added with a shared state (`sdk_adapted_state` over `sdk_bare`)."""
     pai_added_us: Spread | None = None
     ratio: Spread | None = None
     """Per repetition, ours added / pydantic-ai added."""
@@ -85,7 +90,7 @@ def measure_per_token(
     tokens: int, repetitions: int, *, warmup: int = 1, with_pai: bool = True
 ) -> TokenReport:
     """Run the sides interleaved and report; without pydantic-ai only this package's sides."""
-    names = list(SIDES) if with_pai else ["sdk_bare", "sdk_adapted"]
+    names = list(SIDES) if with_pai else OURS
     got = asyncio.run(_samples(names, tokens, repetitions, warmup))
     report = TokenReport(tokens=tokens, repetitions=repetitions)
     per_token = 1e6 / tokens
@@ -96,6 +101,8 @@ def measure_per_token(
         report.tokens_seen[name] = min(p.tokens for _, p in samples)
     ours = _added(got, "sdk_bare", "sdk_adapted")
     report.ours_added_us = spread([v * per_token for v in ours])
+    with_state = _added(got, "sdk_bare", "sdk_adapted_state")
+    report.ours_state_added_us = spread([v * per_token for v in with_state])
     if with_pai:
         pai = _added(got, "pai_bare", "pai_adapted")
         report.pai_added_us = spread([v * per_token for v in pai])
@@ -128,7 +135,7 @@ async def _peak(name: str, tokens: int) -> float:
 
 def measure_memory(tokens: int, *, with_pai: bool = True) -> MemoryReport:
     """The peak of each side over one stream of `tokens` tokens, after one unmeasured run."""
-    names = list(SIDES) if with_pai else ["sdk_bare", "sdk_adapted"]
+    names = list(SIDES) if with_pai else OURS
 
     async def run() -> MemoryReport:
         report = MemoryReport(tokens=tokens)

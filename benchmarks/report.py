@@ -8,13 +8,21 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._encode import ENCODER_NAME
 from .concurrency import ConcurrencyReport
+from .open_streams import OpenStreamsReport
 from .per_token import MemoryReport, TokenReport
 
-__all__ = ["concurrency_table", "environment", "memory_table", "per_token_table"]
+__all__ = [
+    "concurrency_table",
+    "environment",
+    "memory_table",
+    "open_streams_table",
+    "per_token_table",
+]
 
 LABELS = {
     "sdk_bare": "OpenAI Agents SDK run alone",
     "sdk_adapted": "the same through ag-ui-openai-agents, encoded",
+    "sdk_adapted_state": "the same with a shared state (as OpenAIAgentsAgent runs it)",
     "pai_bare": "pydantic-ai run alone",
     "pai_adapted": "the same through pydantic-ai's AGUIAdapter, encoded",
 }
@@ -58,6 +66,10 @@ def per_token_table(report: TokenReport) -> list[str]:
     lines.append("")
     assert report.ours_added_us is not None
     lines.append(f"- added by ag-ui-openai-agents: **{report.ours_added_us.show()} µs per token**")
+    if report.ours_state_added_us is not None:
+        lines.append(
+            f"- added with a shared state: **{report.ours_state_added_us.show()} µs per token**"
+        )
     if report.pai_added_us is not None:
         lines.append(f"- added by pydantic-ai's adapter: **{report.pai_added_us.show()} µs**")
     if report.pai_added_us is not None and report.ratio is not None:
@@ -86,6 +98,27 @@ def memory_table(report: MemoryReport) -> list[str]:
     for name, peak in report.peak_kb.items():
         per = peak * 1024 / report.tokens
         lines.append(f"| {LABELS[name]} | {peak:,.0f} | {per:,.0f} |")
+    return lines
+
+
+def open_streams_table(report: OpenStreamsReport) -> list[str]:
+    """Memory per open stream, one row per run, one column pair per scenario."""
+    scenarios = list(report.bytes_per_stream)
+    header = " | ".join(f"{s}: KB per stream | above the SDK alone" for s in scenarios)
+    lines = [
+        f"{report.streams} runs at once, each of {report.turns} model calls of {report.tokens} "
+        "tokens, stopped half-way through the first; `tracemalloc`:",
+        "",
+        f"| run | {header} |",
+        "|---|" + "---|---|" * len(scenarios),
+    ]
+    for name in report.bytes_per_stream[scenarios[0]]:
+        cells = []
+        for scenario in scenarios:
+            figures = report.bytes_per_stream[scenario]
+            above = (figures[name] - figures["sdk_bare"]) / 1024
+            cells += [f"{figures[name] / 1024:,.1f}", "" if name == "sdk_bare" else f"{above:,.1f}"]
+        lines.append(f"| {LABELS[name]} | " + " | ".join(cells) + " |")
     return lines
 
 

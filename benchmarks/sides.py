@@ -3,6 +3,8 @@
 - `sdk_bare`: `Runner.run_streamed` on the token model, `stream_events()` consumed.
 - `sdk_adapted`: the AG-UI request translated (`to_openai`), the same run through
   `AGUITranslator.to_agui`, every event encoded for SSE.
+- `sdk_adapted_state`: the same with a `SharedState`, as `OpenAIAgentsAgent` runs every
+  request (the SDK's stream then reaches `to_agui`'s loop through the run's bounded queue).
 - `pai_bare`: a pydantic-ai agent on a `FunctionModel` streaming the same tokens, its
   `run_stream_events()` consumed.
 - `pai_adapted`: the same agent through pydantic-ai's `AGUIAdapter`, `run_stream()` encoded
@@ -24,7 +26,7 @@ from ag_ui.core import EventType, RunAgentInput, UserMessage
 from agents import Agent, RawResponsesStreamEvent, Runner
 from openai.types.responses import ResponseTextDeltaEvent
 
-from ag_ui_openai_agents import AGUITranslator
+from ag_ui_openai_agents import AGUITranslator, SharedState, use_shared_state
 
 from ._encode import encode_event
 from .models import run_config, token_text
@@ -96,6 +98,19 @@ async def sdk_adapted(tokens: int, probe: Probe) -> None:
         probe.output(event.type == EventType.TEXT_MESSAGE_CONTENT)
 
 
+async def sdk_adapted_state(tokens: int, probe: Probe) -> None:
+    """The same run with a shared state, as `OpenAIAgentsAgent` runs every request."""
+    probe.begin()
+    run_input = request()
+    translated = _TRANSLATOR.to_openai(run_input)
+    state = SharedState(run_input.state)
+    with use_shared_state(state):
+        result = Runner.run_streamed(_AGENT, translated.messages, run_config=run_config(tokens))
+    async for event in _TRANSLATOR.to_agui(result, run_input, shared_state=state):
+        encode_event(event)
+        probe.output(event.type == EventType.TEXT_MESSAGE_CONTENT)
+
+
 def pydantic_ai_version() -> str | None:
     """The installed pydantic-ai version, or None when it is not installed."""
     try:
@@ -145,6 +160,7 @@ async def pai_adapted(tokens: int, probe: Probe) -> None:
 SIDES: dict[str, Side] = {
     "sdk_bare": sdk_bare,
     "sdk_adapted": sdk_adapted,
+    "sdk_adapted_state": sdk_adapted_state,
     "pai_bare": pai_bare,
     "pai_adapted": pai_adapted,
 }

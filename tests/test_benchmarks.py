@@ -17,17 +17,21 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.concurrency import measure_concurrency
+from benchmarks.open_streams import SCENARIOS, measure_open_streams
 from benchmarks.per_token import measure_memory, measure_per_token
 from benchmarks.report import (
     concurrency_sweep_table,
     concurrency_table,
     memory_table,
+    open_streams_table,
     per_token_table,
 )
 from benchmarks.resume import measure_resume, resume_table
 from benchmarks.sides import pydantic_ai_version
 
 pytestmark = pytest.mark.slow
+
+OURS = ["sdk_bare", "sdk_adapted", "sdk_adapted_state"]
 
 needs_pydantic_ai = pytest.mark.skipif(
     pydantic_ai_version() is None, reason="pydantic-ai is not installed (uv sync --group bench)"
@@ -37,7 +41,7 @@ needs_pydantic_ai = pytest.mark.skipif(
 @needs_pydantic_ai
 def test_per_token_reports_every_side_and_the_ratio() -> None:
     report = measure_per_token(20, 2, warmup=0)
-    assert set(report.cpu_us) == {"sdk_bare", "sdk_adapted", "pai_bare", "pai_adapted"}
+    assert set(report.cpu_us) == {*OURS, "pai_bare", "pai_adapted"}
     assert report.tokens_seen == dict.fromkeys(report.cpu_us, 20)
     for name, cpu in report.cpu_us.items():
         assert 0 < cpu.low <= cpu.median <= cpu.high, name
@@ -54,17 +58,33 @@ def test_per_token_reports_every_side_and_the_ratio() -> None:
 
 def test_per_token_without_pydantic_ai_reports_this_package_alone() -> None:
     report = measure_per_token(10, 1, warmup=0, with_pai=False)
-    assert set(report.cpu_us) == {"sdk_bare", "sdk_adapted"}
-    assert report.tokens_seen == {"sdk_bare": 10, "sdk_adapted": 10}
+    assert set(report.cpu_us) == set(OURS)
+    assert report.tokens_seen == dict.fromkeys(OURS, 10)
     assert report.ratio is None and report.ours_added_us is not None
+    assert report.ours_state_added_us is not None
+    assert "added with a shared state" in "\n".join(per_token_table(report))
 
 
 @needs_pydantic_ai
 def test_memory_reports_a_peak_per_side() -> None:
     report = measure_memory(50)
-    assert set(report.peak_kb) == {"sdk_bare", "sdk_adapted", "pai_bare", "pai_adapted"}
+    assert set(report.peak_kb) == {*OURS, "pai_bare", "pai_adapted"}
     assert all(peak > 0 for peak in report.peak_kb.values())
     assert len(memory_table(report)) == 4 + len(report.peak_kb)
+
+
+def test_open_streams_report_the_memory_each_holds_in_both_scenarios() -> None:
+    report = measure_open_streams(3, 140)
+    assert set(report.bytes_per_stream) == set(SCENARIOS)
+    for scenario, figures in report.bytes_per_stream.items():
+        assert set(figures) == set(OURS), scenario
+        assert all(held > 0 for held in figures.values()), scenario
+    # A stalled client holds back what its model streams meanwhile, a paused model holds nothing.
+    for name in OURS:
+        stalled = report.bytes_per_stream["client stalled"][name]
+        assert stalled > report.bytes_per_stream["model paused"][name], name
+    table = open_streams_table(report)
+    assert len(table) == 4 + len(OURS) and "nan" not in "\n".join(table)
 
 
 def test_resume_reports_both_shapes_growing_linearly() -> None:

@@ -10,7 +10,6 @@ the stream checker.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from itertools import pairwise
 from typing import Any
@@ -36,6 +35,7 @@ from ag_ui_openai_agents import (
     subagent_events,
     use_shared_state,
 )
+from ag_ui_openai_agents.run_queue import IDLE, RunQueue
 from ag_ui_openai_agents.subagents import SubagentSink, streams_as_subagent
 from support.runs import AguiRun, _drain, request, run_agui, user
 from support.scripted import Call, ScriptedResponsesModel, Text, Turn, TurnUsage, run_streamed
@@ -449,18 +449,24 @@ async def test_callback_outside_a_scope_does_nothing_but_warn(
     assert "outside a run scope" in caplog.text
 
 
-async def test_sink_waiter_completes_on_put_and_notify() -> None:
+async def test_sink_keeps_events_until_a_queue_is_attached_then_offers_them_to_it() -> None:
+    payload: Any = {"event": None, "agent": None, "tool_call": None}
     sink = SubagentSink()
-    waiter = sink.waiter()
-    assert not waiter.done()
-    sink.notify()
-    assert waiter.done()
-    waiter = sink.waiter()
-    sink.put({"event": None, "agent": None, "tool_call": None})  # type: ignore[typeddict-item]
-    assert waiter.done() and len(sink) == 1
-    assert sink.waiter().done()  # at once while it holds an event
+    assert sink.put(payload) is None and len(sink) == 1  # no queue yet: kept at once
+    queue = RunQueue(maxsize=1)
+    sink.attach(queue)
+    assert await anext(queue) is IDLE  # its first turn sends what changed before it
+    assert sink.put(payload) is None and len(queue) == 1 and len(sink) == 1
+    full = sink.put(payload)  # the queue is full: the event waits, with what to await
+    assert full is not None and not full.done() and len(queue) == 1
+    assert await anext(queue) is payload
+    assert full.done() and len(queue) == 1  # taking one let the waiting one in
+    sink.notify()  # a state change: the queue's consumer gets its idle turn after the items
+    assert await anext(queue) is payload
+    assert await anext(queue) is IDLE
     assert len(sink.take()) == 1 and len(sink) == 0
-    await asyncio.sleep(0)
+    await queue.aclose()
+    assert sink.put(payload) is None and len(queue) == 0  # closed: dropped
 
 
 def test_streams_as_subagent_tells_agent_tools_apart() -> None:

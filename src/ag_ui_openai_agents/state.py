@@ -122,8 +122,8 @@ class PredictState:
     too, and the change streams before ``TOOL_CALL_END``: the client's predicted value is then
     the state the server holds. ``tool_argument=None`` predicts the whole arguments object.
 
-    Pass a list of them to ``AGUITranslator.to_agui(..., predictive_state=[...])`` or
-    ``OpenAIAgentsAgent(..., predictive_state=[...])``. The tool may be a backend tool or a
+    Pass a list of them as ``state=StateUpdates(predictive=[...])`` to ``AGUITranslator.to_agui`` or
+    ``OpenAIAgentsAgent``. The tool may be a backend tool or a
     client (frontend) tool.
     """
 

@@ -37,6 +37,7 @@ from ag_ui.core import (
 )
 from agents import RunContextWrapper, RunResultStreaming, StreamEvent, ToolApprovalItem
 
+from ag_ui_openai_agents import run_queue
 from ag_ui_openai_agents._sdk import cancel_mode
 from ag_ui_openai_agents.approvals.interrupts import interrupts_from_result
 from ag_ui_openai_agents.approvals.options import Approvals
@@ -49,9 +50,9 @@ from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator, Transla
 from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
+from ag_ui_openai_agents.run_queue import IDLE
 from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.state import SharedState
-from ag_ui_openai_agents.subagents import run_events
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.approvals.resume import ResumedToolCalls
@@ -88,14 +89,6 @@ async def _custom_event(source: Any, option: str) -> CustomEvent | None:
     if isinstance(given, Mapping) and isinstance(given.get("name"), str):
         return CustomEvent(name=given["name"], value=await _resolve(given.get("value")))
     raise TypeError(f"{option} must give a CustomEvent or a mapping with 'name' and 'value'")
-
-
-async def _one_by_one(
-    stream: AsyncIterator[StreamEvent],
-) -> AsyncGenerator[list[StreamEvent], None]:
-    """The stream's events as one-event batches (a run with nothing else to merge in)."""
-    async for event in stream:
-        yield [event]
 
 
 @dataclass(frozen=True)
@@ -229,15 +222,10 @@ class _Run:
             shown = options.subagents.shown(engine.run_input.protocol_version)
             engine.attach_subagent_sink(state.subagents, shown=shown)
         self.state_stream = StateStream(deltas=options.state.deltas)
+        self.predictions: StatePredictions | None = None
         if options.state.predictive:
-            engine.predictions = StatePredictions(
-                options.state.predictive, state, self._state_change
-            )
-        self.source: AsyncGenerator[list[StreamEvent], None] | None = None
-        if stream is not None:
-            self.source = (
-                run_events(stream, state.subagents) if state is not None else _one_by_one(stream)
-            )
+            self.predictions = StatePredictions(options.state.predictive, state, self._state_change)
+        self.queue: run_queue.RunQueue | None = None
 
     async def events(self) -> AsyncGenerator[BaseEvent, None]:
         """The lifecycle around the one loop over the run's merged source."""
@@ -251,19 +239,22 @@ class _Run:
                 return
             for event in self._state_change() + self._resumed_events():
                 yield event
-            if self.source is not None:
+            if self.stream is not None:
                 translate, subagents = engine.translate, engine.subagents
-                async for batch in self.source:
-                    for sdk_event in batch:
-                        for event in self._state_change():
+                weave = self._weave if self.predictions is not None else None
+                async for item in self._source(self.stream):
+                    if item is IDLE or type(item) is dict:  # not an SDK event (see _source)
+                        for event in self._between(item):
                             yield event
-                        for event in translate(sdk_event):
-                            yield event
-                        if subagents.waiting:
-                            for event in engine.translate_subagent_events():
-                                yield event
-                    for event in self._state_change() + engine.translate_subagent_events():
+                        continue
+                    for event in self._state_change():
                         yield event
+                    made = translate(item)
+                    for event in made if weave is None else weave(made):
+                        yield event
+                    if subagents.waiting:
+                        for event in engine.translate_subagent_events():
+                            yield event
             async for event in self._closing():
                 yield event
         except Exception as exc:
@@ -306,6 +297,38 @@ class _Run:
         code = resumed.refusal_code or APPROVAL_REFUSED_CODE
         return run_error(ClientError(message, code), usage=self.engine.token_usage())
 
+    def _source(self, stream: AsyncIterator[StreamEvent]) -> AsyncIterator[Any]:
+        """What the loop reads: with a shared state, the run's one bounded queue, fed by a task
+        reading the SDK's stream, by the subagent sink (nested events, as dicts) and by the
+        state's changes (which give :data:`IDLE`); without one, nothing but the SDK's stream
+        can feed the run, and the loop reads that stream itself."""
+        state = self.options.shared_state
+        if state is None:
+            return stream
+        queue = self.queue = run_queue.RunQueue(run_queue.RUN_QUEUE_SIZE)
+        state.subagents.attach(queue)
+        queue.read(stream)
+        return queue
+
+    def _between(self, item: Any) -> list[BaseEvent]:
+        """The turn of a nested event (kept for the engine), or the queue's idle turn: the
+        state's change, then what the engine can stream of the nested events."""
+        out = self._state_change()
+        sink, engine = self.engine.subagents.sink, self.engine
+        if item is not IDLE and sink is not None:
+            sink.keep(item)
+        elif not (engine.subagents.waiting or (sink is not None and len(sink))):
+            return out  # no nested event to translate
+        return out + engine.translate_subagent_events()
+
+    def _weave(self, events: list[BaseEvent]) -> list[BaseEvent]:
+        """The engine's events with the run's state predictions in place (see
+        :meth:`StatePredictions.weave`): applied here, as each declared call starts and ends."""
+        predictions = self.predictions
+        if predictions is None:
+            return events
+        return predictions.weave(events, self.engine.book.calls)
+
     def _state_change(self) -> list[BaseEvent]:
         """A STATE_SNAPSHOT (or STATE_DELTA) when the shared state changed since the last."""
         state = self.options.shared_state
@@ -319,7 +342,7 @@ class _Run:
         if self.result is not None and cancel_mode(self.result) != "none":
             for event in engine.close_subagents("cancelled"):
                 yield event
-        for event in engine.finish() + self._state_change():
+        for event in self._weave(engine.finish()) + self._state_change():
             yield event
         interrupts = await self._interrupts()
         state = await _resolve(options.lifecycle.final_state)
@@ -385,7 +408,7 @@ class _Run:
         ``agui_sse_response``'s keep the text out), made before the event is built.
         """
         engine, options = self.engine, self.options
-        out = engine.close_subagents("failed") + engine.finish() + self._state_change()
+        out = engine.close_subagents("failed") + self._weave(engine.finish()) + self._state_change()
         if options.lifecycle.emit_run_error:
             self._count_unstreamed()
             usage = engine.token_usage()
@@ -393,12 +416,13 @@ class _Run:
         return out
 
     async def _release(self) -> None:
-        """Cancel an owned run that has not ended, then close the source and the stream."""
+        """Cancel an owned run that has not ended, then close the queue (its reader task is
+        cancelled and awaited) and the stream."""
         result = self.result
         if result is not None and not result.is_complete:
             result.cancel()
-        if self.source is not None:
-            await self.source.aclose()
+        if self.queue is not None:
+            await self.queue.aclose()
         closer = getattr(self.stream, "aclose", None)
         if result is not None and closer is not None:
             await closer()

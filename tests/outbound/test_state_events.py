@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
-from ag_ui.core import BaseEvent, CustomEvent, StateDeltaEvent, StateSnapshotEvent
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
 
 from ag_ui_openai_agents import PredictState, SharedState
+from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
+from ag_ui_openai_agents.outbound.windows import ToolCallWindow
 
 
 def kinds(events: list[BaseEvent]) -> list[str]:
@@ -131,6 +143,56 @@ def test_unusable_arguments_change_nothing() -> None:
     for arguments in ('{"text": "cut', "[1, 2]", '{"other": 1}', ""):
         assert predictions.at_end("write", arguments) == []
     assert (state.value, state.version) == ({"document": "old"}, 0)
+
+
+def call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
+    return [
+        ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name),
+        ToolCallArgsEvent(tool_call_id=call_id, delta=arguments),
+        ToolCallEndEvent(tool_call_id=call_id),
+    ]
+
+
+def test_weave_puts_the_predictions_around_the_declared_calls_of_the_run() -> None:
+    state = SharedState({"document": "old"})
+    stream = StateStream(deltas=False)
+    predictions = StatePredictions(
+        [PredictState("document", "write", "text")], state, lambda: stream.events(state.value)
+    )
+    calls = {
+        "call_write": ToolCallWindow("call_write", "write", args=['{"text": "new"}']),
+        "call_other": ToolCallWindow("call_other", "other", args=['{"text": "x"}']),
+        "hosted": ToolCallWindow("hosted", "write", hosted=True, args=['{"text": "no"}']),
+    }
+    nested = call_events("call_write", "write", '{"text": "nested"}')
+    for event in nested:
+        event.subagent_run_id = "subagent-1"  # type: ignore[attr-defined]
+    other = call_events("call_other", "other", '{"text": "x"}')
+    hosted = call_events("hosted", "write", '{"text": "no"}')
+
+    assert predictions.weave(other + hosted + nested, calls) == other + hosted + nested
+    woven = predictions.weave(call_events("call_write", "write", '{"text": "new"}'), calls)
+
+    assert kinds(woven) == [
+        "CUSTOM",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "STATE_SNAPSHOT",
+        "TOOL_CALL_END",
+    ]
+    assert woven[3] == StateSnapshotEvent(snapshot={"document": "new"})
+    assert state.value == {"document": "new"}
+
+
+def test_the_engine_knows_nothing_of_predictions() -> None:
+    """The run's lifecycle weaves them in; no module of the engine reaches for them."""
+    engine_modules = {
+        cls.__module__ for cls in OpenAIToAGUITranslator.__mro__ if cls is not object
+    } | {"ag_ui_openai_agents.outbound.subagent_book"}
+    assert "ag_ui_openai_agents.outbound.tools" in engine_modules
+    for module in engine_modules:
+        source = Path(sys.modules[module].__file__ or "").read_text(encoding="utf-8")
+        assert "state_events" not in source and "predict" not in source.lower(), module
 
 
 def test_without_a_shared_state_predictions_only_announce() -> None:

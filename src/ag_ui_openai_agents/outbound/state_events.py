@@ -4,18 +4,26 @@
 on, into a STATE_DELTA (an RFC 6902 JSON Patch made with ``jsonpatch``) once the client holds a
 snapshot from this run and the patch is the smaller of the two. :class:`StatePredictions` sends
 CopilotKit's ``PredictState`` CUSTOM event before each call of a declared tool, and hands the
-finished argument to the shared state.
+finished argument to the shared state. The engine knows nothing of it: the run's lifecycle
+(``AGUITranslator.to_agui``) passes what the engine made through :meth:`StatePredictions.weave`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jsonpatch
-from ag_ui.core import BaseEvent, CustomEvent, StateDeltaEvent, StateSnapshotEvent
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
 
 from ag_ui_openai_agents.state import PredictState, SharedState
 
@@ -64,7 +72,10 @@ class StateStream:
 
 class StatePredictions:
     """``PredictState`` events before the calls of declared tools; their finished arguments
-    written into the shared state, whose change ``flush`` streams at once."""
+    written into the shared state, whose change ``flush`` streams at once.
+
+    :meth:`weave` applies them to what the run's engine made; :meth:`before_start` and
+    :meth:`at_end` are its two steps."""
 
     __slots__ = ("_by_tool", "_flush", "_state")
 
@@ -111,6 +122,33 @@ class StatePredictions:
         state.update(**changes)
         return self._flush() if self._flush is not None else []
 
+    def weave(self, events: list[BaseEvent], calls: Mapping[str, Any]) -> list[BaseEvent]:
+        """``events``, made by the run's own engine, with the predictions in place: the
+        ``PredictState`` event before the TOOL_CALL_START of each call of a declared tool, and
+        the call's finished arguments written into the state (and that change) before its
+        TOOL_CALL_END. ``calls`` are the engine's call windows by id (``book.calls``): the
+        name, arguments and kind of each call. A subagent's calls and hosted calls are left
+        alone. ``events`` itself is returned when nothing is added."""
+        out: list[BaseEvent] | None = None
+        for index, event in enumerate(events):
+            if isinstance(event, (ToolCallStartEvent, ToolCallEndEvent)):
+                added = self._around(event, calls)
+                if added and out is None:
+                    out = events[:index]
+                if out is not None:
+                    out += added
+            if out is not None:
+                out.append(event)
+        return events if out is None else out
 
-NO_PREDICTIONS = StatePredictions(())
-"""The predictions of a run that declares none."""
+    def _around(
+        self, event: ToolCallStartEvent | ToolCallEndEvent, calls: Mapping[str, Any]
+    ) -> list[BaseEvent]:
+        if getattr(event, "subagent_run_id", None) is not None:
+            return []
+        window = calls.get(event.tool_call_id)
+        if window is None or window.hosted or window.name not in self._by_tool:
+            return []
+        if isinstance(event, ToolCallStartEvent):
+            return self.before_start(window.name)
+        return self.at_end(window.name, "".join(window.args))

@@ -15,7 +15,6 @@ from ag_ui.core import (
 from agents import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
 from ag_ui_openai_agents.outbound.replay import provider_item
-from ag_ui_openai_agents.outbound.state_events import NO_PREDICTIONS, StatePredictions
 from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
     ToolResult,
@@ -83,8 +82,6 @@ class ToolTranslation:
     book: WindowBook
     client_tool_names: frozenset[str]
     taken_message_ids: set[str]
-    predictions: StatePredictions = NO_PREDICTIONS
-    """The run's ``PredictState`` declarations (set by the translator; none by default)."""
 
     # Raw Responses events -------------------------------------------------------------------
 
@@ -211,14 +208,13 @@ class ToolTranslation:
     def _start_call(self, window: ToolCallWindow, early: list[str]) -> list[BaseEvent]:
         window.started = True
         parent = window.parent_message_id = self.book.join_group(window)
-        out = [] if window.hosted else self.predictions.before_start(window.name)
-        out.append(
+        out: list[BaseEvent] = [
             ToolCallStartEvent(
                 tool_call_id=window.tool_call_id,
                 tool_call_name=window.name,
                 parent_message_id=parent,
             )
-        )
+        ]
         for delta in early:
             window.args.append(delta)
             out.append(ToolCallArgsEvent(tool_call_id=window.tool_call_id, delta=delta))
@@ -241,8 +237,6 @@ class ToolTranslation:
                     else _field(item, "arguments") or _field(item, "input")
                 )
                 out += self._fill_args(window, str(full or ""))
-            if not window.hosted:
-                out += self.predictions.at_end(window.name, "".join(window.args))
             window.ended = True
             out.append(ToolCallEndEvent(tool_call_id=window.tool_call_id))
         if item is not None and window.hosted:
