@@ -139,7 +139,11 @@ class Renderer:
                 if isinstance(event, AgentUpdatedStreamEvent):
                     agent = event.new_agent
                 if tool_call is not None:
-                    subagent_events({"event": event, "agent": agent, "tool_call": tool_call})
+                    waiting = subagent_events(
+                        {"event": event, "agent": agent, "tool_call": tool_call}
+                    )
+                    if waiting is not None:  # the run's queue is full: wait for the client
+                        await waiting
         except asyncio.CancelledError:
             await _stopped(result)
             raise
