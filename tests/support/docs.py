@@ -29,7 +29,7 @@ import pytest
 from ag_ui.core import BaseEvent, Event, RunAgentInput
 from agents import Model, set_tracing_disabled
 from agents.models.multi_provider import MultiProvider
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
@@ -265,8 +265,10 @@ def route_dependencies_waived(app: FastAPI) -> Iterator[list[str]]:
         app.dependency_overrides.update(saved)
 
 
-def _admit() -> None:
-    """The stand-in for a waived route dependency."""
+def _admit(request: Request) -> None:
+    """The stand-in for a waived route dependency: the request is admitted as a user's, who is
+    left where the docs' authentication dependencies leave one (``request.state.user``)."""
+    request.state.user = "docs-user"
 
 
 def drive_app(app: FastAPI) -> dict[str, list[BaseEvent]]:
