@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shlex
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -165,9 +166,9 @@ def readme_curl_body() -> dict[str, Any]:
         for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
         if "curl" in block and "protocolVersion" in block
     ]
-    body = re.search(r"-d '(.*?)'", command, flags=re.S)
-    assert body is not None
-    parsed: dict[str, Any] = json.loads(body.group(1))
+    words = shlex.split(command[command.index("curl") :])
+    body = words[words.index("-d") + 1]  # the shell joins '...'"$THREAD_ID"'...' into one word
+    parsed: dict[str, Any] = json.loads(body.replace("$THREAD_ID", "thread-readme"))
     return parsed
 
 

@@ -1,7 +1,7 @@
 """``support.approval_app`` with the package's warnings written to stderr, as a server logs them.
 
-The package adds only a ``NullHandler``; a deployment configures logging itself, and so does
-this app, so a test can read the server's warnings from the process output.
+A deployment configures logging itself, and so does this app (the package's own fallback to
+stderr then steps aside), so a test can read the server's warnings from the process output.
 """
 
 from __future__ import annotations

@@ -2,8 +2,12 @@
 
 Every module logs to ``logging.getLogger(__name__)``, so all records come from the hierarchy
 under ``ag_ui_openai_agents`` (``ag_ui_openai_agents.server.endpoint``, ``.agent``, ``.translator``
-...). The package adds no handler except a ``NullHandler``: where records go is the
-application's choice.
+...). Where records go is the application's choice. Until it makes one, the package's
+warnings and errors are not lost: a fallback handler on the ``ag_ui_openai_agents`` logger
+writes them to stderr, with the run's ids, while no other handler would receive them (no
+handler on the root logger, none on the package's loggers), as under a plain
+``uvicorn app:app``. Configure the root logger (``logging.basicConfig``, ``dictConfig``) or
+put a handler on the ``ag_ui_openai_agents`` logger, and the fallback steps aside.
 
 While a run is served, its ids live in a context variable. :class:`RunIdsFilter` copies them
 onto each record as ``record.thread_id`` and ``record.run_id`` (None outside a run). The ids
@@ -22,12 +26,14 @@ from __future__ import annotations
 import contextvars
 import logging
 import re
+import sys
 from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "FALLBACK_FORMAT",
     "PACKAGE_LOGGER",
     "RunIds",
     "RunIdsFilter",
@@ -40,8 +46,6 @@ __all__ = [
 
 PACKAGE_LOGGER = "ag_ui_openai_agents"
 """The name of the root of the package's logger hierarchy."""
-
-logging.getLogger(PACKAGE_LOGGER).addHandler(logging.NullHandler())
 
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\\]")
@@ -149,3 +153,62 @@ def run_logger(logger: logging.Logger, ids: RunIds) -> logging.LoggerAdapter:  #
     return _RunLogger(
         logger, {"thread_id": _escaped(ids.thread_id), "run_id": _escaped(ids.run_id)}
     )
+
+
+FALLBACK_FORMAT = "%(levelname)s %(name)s%(run_ids)s: %(message)s"
+"""How the fallback handler writes a record: ``run_ids`` is `` [thread=... run=...]`` during a
+run, empty outside one; a traceback follows on the next lines."""
+
+
+class _FallbackFormatter(logging.Formatter):
+    """:data:`FALLBACK_FORMAT`, the run's ids shown only when the record has them."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        thread_id = getattr(record, "thread_id", None)
+        run_id = getattr(record, "run_id", None)
+        shown = thread_id is not None or run_id is not None
+        record.run_ids = f" [thread={thread_id} run={run_id}]" if shown else ""
+        return super().format(record)
+
+
+class _StderrFallback(logging.Handler):
+    """The package's warnings and errors on stderr while the application configured nothing.
+
+    A record is written only when no other handler on its way up the logger hierarchy would
+    receive it: the first handler the application adds to the root logger or to one of the
+    package's loggers turns this one off, for every record after it, without a call.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.addFilter(RunIdsFilter())
+        self.setFormatter(_FallbackFormatter(FALLBACK_FORMAT))
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        if self._others_receive(record.name):
+            return False
+        return bool(super().handle(record))
+
+    def _others_receive(self, name: str) -> bool:
+        """Whether a handler other than this one is on the way of ``name``'s records."""
+        logger: logging.Logger | None = logging.getLogger(name)
+        while logger is not None:
+            if any(handler is not self for handler in logger.handlers):
+                return True
+            if not logger.propagate:
+                return False
+            logger = logger.parent
+        return False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            stream = sys.stderr  # looked up on each record, as logging.lastResort does
+            stream.write(self.format(record) + "\n")
+            stream.flush()
+        except RecursionError:
+            raise
+        except Exception:
+            self.handleError(record)
+
+
+logging.getLogger(PACKAGE_LOGGER).addHandler(_StderrFallback())
