@@ -22,6 +22,7 @@ from fastapi import FastAPI, Request, Response
 
 from ag_ui_openai_agents import (
     AGUITranslator,
+    Approvals,
     OpenAIAgentsAgent,
     add_openai_agents_fastapi_endpoint,
 )
@@ -42,8 +43,10 @@ from ag_ui_openai_agents.server.logs import (
 )
 from ag_ui_openai_agents.server.streaming import agui_sse_response
 from ag_ui_openai_agents.threads import SQLiteThreadStore
+from ag_ui_openai_agents.threads.runs import store_key
 from support.invariants import check_stream, parse_sse
 from support.scripted import Call, ScriptedProvider, ScriptedResponsesModel, Text, Turn
+from support.threads import by_thread_id
 
 SECRET = "token=s3cr3t"
 tool_log = logging.getLogger("shop.tools")
@@ -196,7 +199,7 @@ def failing_context(run_input: RunAgentInput, request: Any) -> Any:
     raise RuntimeError(f"context service down ({SECRET})")
 
 
-def failing_key(run_input: RunAgentInput, request: Any) -> str:
+def failing_key(thread_id: str, request: Any) -> str:
     raise PermissionError(f"no session ({SECRET})")
 
 
@@ -252,13 +255,17 @@ FAILURES: dict[str, tuple[Callable[[Path], FastAPI], dict[str, Any], int, str]] 
         THREAD_KEY_CODE,
     ),
     "thread store": (
-        lambda tmp: make_app(BrokenProvider(), threads=BrokenStore(tmp / "t.db")),
+        lambda tmp: make_app(
+            BrokenProvider(), threads=BrokenStore(tmp / "t.db"), thread_key=by_thread_id
+        ),
         body(),
         logging.ERROR,
         THREAD_STORE_CODE,
     ),
     "resume limit": (
-        lambda tmp: make_app(BrokenProvider(), resume_limits=ResumeLimits(max_entries=2)),
+        lambda tmp: make_app(
+            BrokenProvider(), approvals=Approvals(limits=ResumeLimits(max_entries=2))
+        ),
         over_the_limit(),
         logging.WARNING,
         RESUME_LIMIT_CODE,
@@ -293,8 +300,8 @@ async def test_a_busy_thread_is_logged_once_with_the_ids(
     recorder: Recorder, tmp_path: Path
 ) -> None:
     store = SQLiteThreadStore(tmp_path / "t.db", lock_wait=0)
-    app = make_app(BrokenProvider(), threads=store)
-    assert await store.acquire("thread-7", "another-run")
+    app = make_app(BrokenProvider(), threads=store, thread_key=by_thread_id)
+    assert await store.acquire(store_key("shop", "thread-7"), "another-run")
 
     response = await post(app, body())
 
