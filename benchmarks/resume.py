@@ -138,12 +138,19 @@ class ResumeReport:
 
 
 def _limits(size: int) -> dict[str, Any]:
-    """Caps raised to fit ``size`` (none on a package version without caps)."""
+    """Caps raised to fit ``size``, in whichever shape the installed package takes them."""
     try:
-        from ag_ui_openai_agents.approvals.resume import ResumeLimits
+        from ag_ui_openai_agents import Approvals, ResumeLimits
+    except ImportError:
+        pass
+    else:
+        limits = ResumeLimits(max_entries=size, max_open_calls=size)
+        return {"approvals": Approvals(limits=limits)}
+    try:  # 0.1.x: a loose keyword
+        from ag_ui_openai_agents.approvals.resume import ResumeLimits as Limits01
     except ImportError:
         return {}
-    return {"limits": ResumeLimits(max_entries=size, max_open_calls=size)}
+    return {"limits": Limits01(max_entries=size, max_open_calls=size)}
 
 
 async def _time(run_input: RunAgentInput, size: int, repetitions: int, *, pause_gc: bool) -> float:
