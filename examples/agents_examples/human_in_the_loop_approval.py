@@ -29,6 +29,7 @@ only its entries (docs/threads.md). The translator route below is the stateless 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -56,23 +57,40 @@ ROUTE_WRITTEN_BY_HAND = True
 KEEPS_THREADS = True
 """With a thread store the server keeps the thread, paused approvals included."""
 
-REFUNDS: dict[str, str] = {}
-"""What each refund returned, by tool call id. A client may send the same approved call again
-(a retry, a replayed request): the refund is keyed on the call id, so it is made once. A real
+REFUNDS: dict[tuple[str, str], str] = {}
+"""What each refund returned, by thread and tool call id. A client may send the same approved
+call again (a retry, a replayed request): the refund is keyed on its thread and call, so it is
+made once; call ids are unique within a thread only, so the thread is part of the key. A real
 application keeps this record where every replica sees it (its database)."""
 
 
+@dataclass(frozen=True)
+class SupportContext:
+    """The SDK context of one request: whose thread the refunds belong to."""
+
+    thread: str
+    """The thread's key (the browser's scope, then the thread id)."""
+
+
+def support_context(run_input: RunAgentInput, request: Any) -> SupportContext:
+    """The context of a request: its thread, keyed as the thread store keys it."""
+    return SupportContext(thread=browser_thread_key(run_input.thread_id, request))
+
+
 @function_tool(needs_approval=True)
-def issue_refund(ctx: ToolContext[Any], order_id: str, amount: float) -> str:
+def issue_refund(ctx: ToolContext[Any], order_id: str, amount: float | None = None) -> str:
     """Refund money on a customer order. A person must approve every refund.
 
     Args:
         order_id: The order to refund, for example "A-17".
-        amount: The amount to refund, in US dollars.
+        amount: The amount to refund, in US dollars; null refunds the whole order.
     """
-    done = REFUNDS.get(ctx.tool_call_id)
+    thread = ctx.context.thread if isinstance(ctx.context, SupportContext) else ""
+    key = (thread, ctx.tool_call_id)
+    done = REFUNDS.get(key)
     if done is None:
-        done = REFUNDS[ctx.tool_call_id] = f"Refunded {amount:.2f} USD on order {order_id}."
+        refunded = "in full" if amount is None else f"{amount:.2f} USD"
+        done = REFUNDS[key] = f"Refunded {refunded} on order {order_id}."
     return done
 
 
@@ -102,6 +120,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
             description=DESCRIPTION,
             run_config=settings.run_config,
             approvals=approvals,
+            context=support_context,
             threads=settings.threads,
             thread_key=browser_thread_key,
         )
@@ -114,11 +133,14 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         async def events() -> AsyncIterator[BaseEvent]:
             # Answer the paused calls this request decides: approved ones run now. The result
             # carries the signer, so to_agui signs this run's new interrupts with it.
+            context = support_context(body, request)
             resumed = await resume_tool_calls(
                 agent,
                 body,
+                context=context,
                 run_config=settings.run_config,
                 approvals=approvals,
+                request=request,
             )
             # Approvals still undecided (or refused): end with the interrupt (or RUN_ERROR).
             run = None
@@ -127,7 +149,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
                 run = Runner.run_streamed(
                     agent,
                     input=translated.messages,
-                    context=translated.context,
+                    context=context,
                     run_config=settings.run_config,
                 )
             async for event in translator.to_agui(run, resumed.run_input, resumed=resumed):
