@@ -236,7 +236,7 @@ async def test_provider_serves_handoff_targets() -> None:
     async for _ in result.stream_events():
         pass
     assert result.last_agent is billing
-    assert "You handle invoices." in str(result.final_output)
+    assert "“I have a billing question”" in str(result.final_output)
     assert [r.usage.requests for r in result.raw_responses] == [1, 1]
 
 
