@@ -25,6 +25,12 @@ _WHOLE_FIELDS = frozenset(
     | {"notes", "draft", "content", "body"}
 )
 _ID_FIELDS = frozenset({"id", "number", "code", "sku", "reference", "ref"})
+_CSS_FIELDS = frozenset({"background", "color", "colour", "gradient"})
+_COLOURS = (
+    "red", "orange", "yellow", "green", "blue", "purple", "pink", "teal", "navy", "black",
+    "white", "gray", "grey", "gold", "silver", "brown", "violet", "indigo", "coral", "crimson",
+)  # fmt: skip
+_GRADIENT = "linear-gradient(135deg, #667eea 0%, #764ba2 100%)"
 _QUOTED_FIELDS = frozenset({"text", "content", "body", "draft"})
 """Fields that take the text a request gives after a colon ("Count the words in: ...")."""
 _LEADS = ("First:", "Next:", "Then:", "After that:")
@@ -245,7 +251,9 @@ def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | 
     text = conversation.user_text
     if name == "document" and slot is None:
         return write_document(text, current_document(conversation.instructions))
-    if field_words & _PLACE_FIELDS:
+    if field_words & _CSS_FIELDS:
+        value = _css_colour(text)
+    elif field_words & _PLACE_FIELDS:
         value = _place(text)
     elif field_words & _ID_FIELDS and _identifier(text):
         value = _identifier(text) or ""
@@ -260,6 +268,16 @@ def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | 
     position, count = slot
     lead = _FINAL_LEAD if position == count - 1 and count > 1 else _LEADS[position % len(_LEADS)]
     return f"{lead} {value}"
+
+
+def _css_colour(text: str) -> str:
+    """A CSS background: a gradient of the colour the request names, else a purple one."""
+    named = [c for c in _COLOURS if re.search(rf"\b{c}\b", text, re.IGNORECASE)]
+    if not named:
+        return _GRADIENT
+    if len(named) == 1:
+        return f"linear-gradient(135deg, {named[0]} 0%, white 100%)"
+    return f"linear-gradient(135deg, {named[0]} 0%, {named[1]} 100%)"
 
 
 def _quoted(text: str) -> str | None:
