@@ -74,6 +74,7 @@ from agents import Agent, Runner, function_tool
 from agents.tool_context import ToolContext
 from fastapi import FastAPI, Request, Response
 
+from .page_loads import answer_nothing, asks_nothing
 from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "Backend needs_approval tool as an AG-UI interrupt, resumed from the decision."
@@ -176,6 +177,10 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     @app.post(path, name="human_in_the_loop_approval")
     async def run_with_approvals(body: RunAgentInput, request: Request) -> Response:
         async def events() -> AsyncIterator[BaseEvent]:
+            if asks_nothing(body):  # a page loading: nothing to answer, no model call
+                for event in answer_nothing(body):
+                    yield event
+                return
             # Answer the paused calls this request decides: approved ones run now. The result
             # carries the signer, so to_agui signs this run's new interrupts with it.
             context = support_context(body, request)
