@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from demo_conversation import Conversation, overlap, significant_words
 from demo_documents import current_document, write_document
+from demo_haiku import haiku_for, is_haiku
 from demo_recipes import book_recipe, is_recipe
+from demo_steps import plan_steps
 from demo_surfaces import special_arguments
 
 __all__ = ["fill", "fill_arguments", "schema_defs"]
@@ -22,6 +25,14 @@ _WHOLE_FIELDS = frozenset(
     | {"notes", "draft", "content", "body"}
 )
 _ID_FIELDS = frozenset({"id", "number", "code", "sku", "reference", "ref"})
+_CSS_FIELDS = frozenset({"background", "color", "colour", "gradient"})
+_COLOURS = (
+    "red", "orange", "yellow", "green", "blue", "purple", "pink", "teal", "navy", "black",
+    "white", "gray", "grey", "gold", "silver", "brown", "violet", "indigo", "coral", "crimson",
+)  # fmt: skip
+_GRADIENT = "linear-gradient(135deg, #667eea 0%, #764ba2 100%)"
+_QUOTED_FIELDS = frozenset({"text", "content", "body", "draft"})
+"""Fields that take the text a request gives after a colon ("Count the words in: ...")."""
 _LEADS = ("First:", "Next:", "Then:", "After that:")
 _FINAL_LEAD = "Finally:"
 _COUNT = re.compile(r"\b(\d{1,2})\s+(?:steps|items|points|ideas|things|stages|tasks)\b", re.I)
@@ -82,14 +93,19 @@ def fill(
             return special
         if is_recipe(properties):
             return _fill_recipe(schema, conversation, defs, slot)
+        if is_haiku(properties):
+            return _fill_haiku(schema, conversation, defs)
         return {
             key: fill(sub, key, conversation, defs, slot)
             for key, sub in properties.items()
             if not _left_out(key, sub, schema, conversation)
         }
     if kind == "array":
-        count = _item_count(schema, conversation.user_text)
         items = schema.get("items", {"type": "string"})
+        steps = _fill_steps(schema, _resolve(items, defs), conversation, defs)
+        if steps is not None:
+            return steps
+        count = _item_count(schema, conversation.user_text)
         return [fill(items, name, conversation, defs, (i, count)) for i in range(count)]
     if kind in ("integer", "number"):
         return _pick_number(schema, conversation.user_text, kind, slot)
@@ -120,6 +136,50 @@ def _fill_recipe(
         else:
             value[key] = fill(sub, key, conversation, defs, slot)
     return value
+
+
+def _fill_haiku(
+    schema: Mapping[str, Any], conversation: Conversation, defs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A haiku from the demo's book, on the theme the user's words name; an image (or other
+    choice) picked by that theme."""
+    haiku = haiku_for(conversation.user_text)
+    themed = replace(conversation, user_text=f"{conversation.user_text} {' '.join(haiku.theme)}")
+    value: dict[str, Any] = {}
+    for key, sub in schema.get("properties", {}).items():
+        if key in ("japanese", "english"):
+            value[key] = list(getattr(haiku, key))
+        elif not _left_out(key, sub, schema, conversation):
+            value[key] = fill(sub, key, themed, defs, None)
+    return value
+
+
+def _fill_steps(
+    schema: Mapping[str, Any],
+    items: Mapping[str, Any],
+    conversation: Conversation,
+    defs: Mapping[str, Any],
+) -> list[dict[str, Any]] | None:
+    """Steps that fit the user's goal, for an array of objects with a ``description`` (a
+    plan); None for any other array. In gerund form when the schema or instructions ask."""
+    properties = items.get("properties", {}) if _type_of(items) == "object" else {}
+    if "description" not in properties:
+        return None
+    asked = _COUNT.search(conversation.user_text)
+    count = min(int(asked.group(1)), _MAX_ITEMS) if asked else None
+    low, high = int(schema.get("minItems", 1)), int(schema.get("maxItems", _MAX_ITEMS))
+    gerund = "gerund" in f"{json.dumps(items)} {conversation.instructions}".lower()
+    steps = plan_steps(conversation.user_text, count, gerund=gerund)
+    steps = steps[: max(low, min(len(steps), high))]
+    plan = []
+    for index, step in enumerate(steps):
+        value = {
+            key: fill(sub, key, conversation, defs, (index, len(steps)))
+            for key, sub in properties.items()
+            if key != "description" and not _left_out(key, sub, items, conversation)
+        }
+        plan.append({"description": step, **value})
+    return plan
 
 
 def _choices(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> tuple[list[Any] | None, bool]:
@@ -191,10 +251,14 @@ def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | 
     text = conversation.user_text
     if name == "document" and slot is None:
         return write_document(text, current_document(conversation.instructions))
-    if field_words & _PLACE_FIELDS:
+    if field_words & _CSS_FIELDS:
+        value = _css_colour(text)
+    elif field_words & _PLACE_FIELDS:
         value = _place(text)
     elif field_words & _ID_FIELDS and _identifier(text):
         value = _identifier(text) or ""
+    elif field_words & _QUOTED_FIELDS and slot is None and _quoted(text):
+        value = _quoted(text) or ""
     elif field_words & _WHOLE_FIELDS and slot is None:
         value = "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
     else:
@@ -204,6 +268,22 @@ def _pick_string(name: str, conversation: Conversation, slot: tuple[int, int] | 
     position, count = slot
     lead = _FINAL_LEAD if position == count - 1 and count > 1 else _LEADS[position % len(_LEADS)]
     return f"{lead} {value}"
+
+
+def _css_colour(text: str) -> str:
+    """A CSS background: a gradient of the colour the request names, else a purple one."""
+    named = [c for c in _COLOURS if re.search(rf"\b{c}\b", text, re.IGNORECASE)]
+    if not named:
+        return _GRADIENT
+    if len(named) == 1:
+        return f"linear-gradient(135deg, {named[0]} 0%, white 100%)"
+    return f"linear-gradient(135deg, {named[0]} 0%, {named[1]} 100%)"
+
+
+def _quoted(text: str) -> str | None:
+    """The text a request gives after a colon, if it gives one."""
+    head, colon, tail = text.partition(":")
+    return tail.strip() if colon and tail.strip() and len(head.split()) <= 8 else None
 
 
 def _place(text: str) -> str:

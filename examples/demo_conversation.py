@@ -47,6 +47,8 @@ class PastCall:
     name: str
     call_id: str
     output: str | None = None
+    arguments: str = ""
+    """The arguments the call was made with (JSON text)."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +130,10 @@ def read_conversation(instructions: str | None, items: str | Sequence[Any]) -> C
             attachments = _attachments_of(item.get("content"))
         elif kind == "function_call":
             call_id = str(item.get("call_id", ""))
-            calls[call_id] = PastCall(name=str(item.get("name", "")), call_id=call_id)
+            name, arguments = str(item.get("name", "")), str(item.get("arguments") or "")
+            calls[call_id] = PastCall(name=name, call_id=call_id, arguments=arguments)
         elif kind == "function_call_output" and str(item.get("call_id")) in calls:
             call = calls[str(item["call_id"])]
-            calls[call.call_id] = PastCall(call.name, call.call_id, _text_of(item.get("output")))
+            output = _text_of(item.get("output"))
+            calls[call.call_id] = PastCall(call.name, call.call_id, output, call.arguments)
     return Conversation(user_text, instructions or "", tuple(calls.values()), attachments)

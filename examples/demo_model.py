@@ -9,7 +9,9 @@ this module turns that plan into the events a real Responses stream carries:
 deltas (reasoning summary, text, or function-call arguments, in small chunks) and
 ``output_item.done`` → ``response.completed`` with the full output and token usage.
 
-The same request always produces the same events, ids included.
+The same request always produces the same events, ids included, but for the ids of the tool
+calls it makes: like the Responses API's, each is new (so two threads that say the same thing
+never share a call id, and a call id names one call).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import hashlib
 import json
 import math
 import re
+import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -166,6 +169,11 @@ def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+def _new_call_id() -> str:
+    """A call id no other call has, as the Responses API gives each call."""
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
 def _chunks(text: str, words: int = _WORDS_PER_CHUNK) -> Iterator[str]:
     """``text`` in pieces of a few words each, whitespace kept."""
     pieces = re.findall(r"\S+\s*|\s+", text)
@@ -234,7 +242,7 @@ class _Turn:
         for index, call in enumerate(self.plan.calls):
             yield ResponseFunctionToolCall(
                 id=f"fc_{self.key}_{index}",
-                call_id=f"call_{self.key}_{index}",
+                call_id=_new_call_id(),
                 type="function_call",
                 name=call.name,
                 arguments=call.arguments,

@@ -33,6 +33,16 @@ class Phrases:
     """Opens a reply built from tool outputs."""
     did_not_run: str
     """Says that a tool call was rejected and did not run."""
+    greeting: str
+    """Answers a greeting."""
+    you_are: str
+    """Tells the user the name the page shared."""
+    page_says: str
+    """Answers from the facts the page shared."""
+    cannot_answer: str
+    """Says, honestly, that the demo model cannot answer the message."""
+    can_help: str
+    """Lists what the agent's tools can do."""
     missing_note: str = ""
     """Set when the requested language had no phrases and English stands in."""
 
@@ -47,6 +57,14 @@ ENGLISH = Phrases(
     ),
     found="Here is what I found:",
     did_not_run="{} did not run: {}",
+    greeting="Hello! I'm glad you're here. What can I do for you today?",
+    you_are="You are {}, as the page tells me.",
+    page_says="Here is what the page tells me: {}.",
+    cannot_answer=(
+        "I'm the offline demo model, so I can't give “{}” the answer it deserves: set "
+        "OPENAI_API_KEY and a real model will."
+    ),
+    can_help="Meanwhile, here is what I can do: {}.",
 )
 
 _TABLE = (
@@ -62,6 +80,14 @@ _TABLE = (
         ),
         found="Voici ce que j'ai trouvé :",
         did_not_run="{} ne s'est pas exécuté : {}",
+        greeting="Bonjour ! Ravi de vous voir. Que puis-je faire pour vous aujourd'hui ?",
+        you_are="Vous êtes {}, d'après la page.",
+        page_says="Voici ce que la page m'indique : {}.",
+        cannot_answer=(
+            "Je suis le modèle de démonstration hors ligne : je ne peux pas vraiment répondre à "
+            "« {} ». Définissez OPENAI_API_KEY et un vrai modèle le fera."
+        ),
+        can_help="En attendant, voici ce que je sais faire : {}.",
     ),
     Phrases(
         language="Spanish",
@@ -74,6 +100,14 @@ _TABLE = (
         ),
         found="Esto es lo que encontré:",
         did_not_run="{} no se ejecutó: {}",
+        greeting="¡Hola! Me alegra verle por aquí. ¿Qué puedo hacer por usted hoy?",
+        you_are="Usted es {}, según la página.",
+        page_says="Esto es lo que me dice la página: {}.",
+        cannot_answer=(
+            "Soy el modelo de demostración sin conexión: no puedo responder de verdad a «{}». "
+            "Defina OPENAI_API_KEY y un modelo real lo hará."
+        ),
+        can_help="Mientras tanto, esto es lo que sé hacer: {}.",
     ),
     Phrases(
         language="German",
@@ -86,6 +120,14 @@ _TABLE = (
         ),
         found="Das habe ich gefunden:",
         did_not_run="{} wurde nicht ausgeführt: {}",
+        greeting="Hallo! Schön, dass Sie da sind. Was kann ich heute für Sie tun?",
+        you_are="Sie sind {}, sagt mir die Seite.",
+        page_says="Das teilt mir die Seite mit: {}.",
+        cannot_answer=(
+            "Ich bin das Offline-Demomodell und kann „{}“ nicht wirklich beantworten. Setzen "
+            "Sie OPENAI_API_KEY, dann antwortet ein echtes Modell."
+        ),
+        can_help="Bis dahin kann ich Folgendes: {}.",
     ),
     Phrases(
         language="Italian",
@@ -98,6 +140,14 @@ _TABLE = (
         ),
         found="Ecco cosa ho trovato:",
         did_not_run="{} non è stato eseguito: {}",
+        greeting="Ciao! Che piacere vederti. Cosa posso fare per te oggi?",
+        you_are="Sei {}, secondo la pagina.",
+        page_says="Ecco cosa mi dice la pagina: {}.",
+        cannot_answer=(
+            "Sono il modello dimostrativo offline: non posso davvero rispondere a «{}». Imposta "
+            "OPENAI_API_KEY e lo farà un modello reale."
+        ),
+        can_help="Nel frattempo, ecco cosa so fare: {}.",
     ),
     Phrases(
         language="Portuguese",
@@ -110,6 +160,14 @@ _TABLE = (
         ),
         found="Eis o que encontrei:",
         did_not_run="{} não foi executado: {}",
+        greeting="Olá! Que bom vê-lo por aqui. O que posso fazer por si hoje?",
+        you_are="Você é {}, segundo a página.",
+        page_says="Eis o que a página me diz: {}.",
+        cannot_answer=(
+            "Sou o modelo de demonstração offline: não consigo responder de verdade a «{}». "
+            "Defina OPENAI_API_KEY e um modelo real fá-lo-á."
+        ),
+        can_help="Entretanto, eis o que sei fazer: {}.",
     ),
 )
 

@@ -10,8 +10,10 @@ moves:
   (:mod:`demo_arguments`). A tool whose description names another tool works on that tool's
   output: the named tool is called first, and its output fills the arguments. A
   ``tool_choice`` of ``"required"`` or of a tool's name forces a call;
-* once tools have answered, and no other tool fits, reply in text built from their outputs;
-* otherwise reply in text that quotes the request and the start of the instructions.
+* once tools have answered, and no other tool fits, reply in text that says what they returned
+  (:mod:`demo_replies`);
+* otherwise reply in text: a greeting, what the page shared, the recipe or document the agent
+  works on, or an honest word that the demo model cannot answer and what its tools can do.
 
 Replies are written in the language the instructions ask for, when :mod:`demo_phrases` has it.
 Everything here is a pure function of its inputs, so the same conversation always gets the
@@ -26,10 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agents.tool import DEFAULT_APPROVAL_REJECTION_MESSAGE
-
 from demo_arguments import fill, fill_arguments, schema_defs
-from demo_attachments import describe
 from demo_conversation import (
     Conversation,
     PastCall,
@@ -39,8 +38,8 @@ from demo_conversation import (
     related,
     significant_words,
 )
-from demo_phrases import Phrases, phrases_for, reply_language
-from demo_surfaces import describe_output
+from demo_phrases import phrases_for, reply_language
+from demo_replies import plain_reply, reply_from_outputs
 
 __all__ = [
     "Conversation",
@@ -56,7 +55,6 @@ __all__ = [
 ]
 
 _HANDOFF_PREFIX = "transfer_to_"
-_CONTEXT_HEADER = "Context from the application:"
 
 
 @dataclass(frozen=True)
@@ -264,89 +262,8 @@ def plan_turn(
     if answered:
         names = ", ".join(dict.fromkeys(call.name for call in answered))
         reasoning = f"I have what {names} returned, so I can answer from it."
-        return Plan(reasoning=reasoning, text=_answer_from_outputs(answered, phrases))
+        return Plan(
+            reasoning=reasoning, text=reply_from_outputs(conversation, answered, tools, phrases)
+        )
     reasoning = "No tool fits this request, so I will answer directly."
-    return Plan(reasoning=reasoning, text=_plain_answer(conversation, phrases))
-
-
-# --- Writing text -----------------------------------------------------------------------------
-
-
-def _shorten(text: str, limit: int) -> str:
-    """``text`` on one line, cut at ``limit``."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def _excerpt(text: str, limit: int) -> str:
-    """``text`` as written (lines, indentation, code), cut at the last line end before
-    ``limit``."""
-    lines = [line.rstrip() for line in text.strip().splitlines()]
-    kept: list[str] = []
-    for line in lines:
-        if kept and len("\n".join([*kept, line])) > limit:
-            return "\n".join([*kept, "…"])
-        kept.append(line)
-    return _shorten("\n".join(kept), limit) if len(kept) == 1 else "\n".join(kept)
-
-
-def _answer_from_outputs(calls: Sequence[PastCall], phrases: Phrases) -> str:
-    """One line per tool output: the latest in full (up to a point), earlier ones in brief."""
-    lines = [phrases.found] if not phrases.missing_note else [phrases.missing_note, phrases.found]
-    described = describe_output(calls[-1].output or "") if calls else None
-    if described is not None:  # A surface, a failed one, or the page's confirmation.
-        return described
-    for position, call in enumerate(calls):
-        output = (call.output or "").strip()
-        if output == DEFAULT_APPROVAL_REJECTION_MESSAGE:
-            lines.append("- " + phrases.did_not_run.format(call.name, output))
-        else:
-            if position < len(calls) - 1:
-                lines.append(f"- {call.name}: {_shorten(output, 120)}")
-            else:
-                text = _excerpt(output, 600)
-                lines.append(f"- {call.name}:" + ("\n" if "\n" in text else " ") + text)
-    return "\n".join(lines)
-
-
-def _first_sentence(text: str) -> str:
-    head = text.split(_CONTEXT_HEADER)[0].strip()
-    match = re.match(r"(.+?[.!?])(\s|$)", head, flags=re.DOTALL)
-    return _shorten(match.group(1) if match else head, 200)
-
-
-def _context_lines(instructions: str) -> list[str]:
-    if _CONTEXT_HEADER not in instructions:
-        return []
-    tail = instructions.split(_CONTEXT_HEADER, 1)[1]
-    return [line.strip() for line in tail.splitlines() if line.strip()]
-
-
-def _attachments_sentence(conversation: Conversation) -> str | None:
-    """What the user attached, said as far as the demo model can tell."""
-    if not conversation.attachments:
-        return None
-    described = [describe(attachment) for attachment in conversation.attachments]
-    listed = described[0] if len(described) == 1 else ", ".join(described[:-1])
-    if len(described) > 1:
-        listed += f" and {described[-1]}"
-    return (
-        f"You attached {listed}. The offline demo model cannot look inside attachments; "
-        "a real vision model would describe them."
-    )
-
-
-def _plain_answer(conversation: Conversation, phrases: Phrases) -> str:
-    parts = [phrases.missing_note] if phrases.missing_note else []
-    parts.append(phrases.you_said.format(_shorten(conversation.user_text, 200)))
-    attached = _attachments_sentence(conversation)
-    if attached:
-        parts.append(attached)
-    sentence = _first_sentence(conversation.instructions)
-    if sentence:
-        parts.append(phrases.instructions_start.format(sentence))
-    context = _context_lines(conversation.instructions)
-    if context:
-        parts.append(phrases.page_shared.format("; ".join(context)))
-    parts.append(phrases.offline_note)
-    return " ".join(parts)
+    return Plan(reasoning=reasoning, text=plain_reply(conversation, tools, phrases))

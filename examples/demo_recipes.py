@@ -7,12 +7,13 @@ user's words best, instead of repeating the request in every field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from demo_conversation import significant_words
 
-__all__ = ["book_recipe", "is_recipe"]
+__all__ = ["book_recipe", "is_recipe", "recipe_in", "recipe_prose"]
 
 _RECIPE_KEYS = frozenset({"ingredients", "instructions"})
 
@@ -146,3 +147,64 @@ def book_recipe(request: str, context: str = "") -> Mapping[str, Any]:
 
     best = max(_BOOK, key=score)
     return best[1] if any(score(best)) else _DEFAULT
+
+
+def recipe_in(text: str) -> dict[str, Any] | None:
+    """The first recipe (a JSON object with ingredients and instructions) written in ``text``,
+    such as the one the shared_state example's instructions carry; None when there is none."""
+    decoder = json.JSONDecoder()
+    for start in (i for i, char in enumerate(text) if char == "{"):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("recipe"), dict):
+            value = value["recipe"]
+        if isinstance(value, dict) and is_recipe(value):
+            return value
+    return None
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _ingredient(item: Any) -> str:
+    if not isinstance(item, Mapping) or not str(item.get("name") or "").strip():
+        return ""
+    name = str(item["name"]).strip()
+    name = name if name[:2].isupper() else name[:1].lower() + name[1:]
+    amount = str(item.get("amount") or "").strip()
+    return f"{name} ({amount})" if amount else name
+
+
+def _method(steps: list[str]) -> str:
+    """The steps as one or two sentences: "Do this, then that, and finally the last."."""
+    steps = [step.strip().rstrip(".") for step in steps if step.strip()]
+    if not steps:
+        return ""
+    lowered = [steps[0], *(step[:1].lower() + step[1:] for step in steps[1:])]
+    if len(lowered) == 1:
+        return f"{lowered[0]}."
+    return f"{', then '.join(lowered[:-1])}, and finally {lowered[-1]}."
+
+
+def recipe_prose(recipe: Mapping[str, Any]) -> str:
+    """The recipe told in a few sentences: what it is, what it needs, how it is made."""
+    title = str(recipe.get("title") or "This recipe").strip()
+    level = str(recipe.get("skill_level") or "").lower()
+    preferences = [str(p).lower() for p in recipe.get("special_preferences") or []]
+    kind = " ".join(filter(None, [f"{level}-level" if level else "", *preferences[:2]]))
+    time = str(recipe.get("cooking_time") or "").strip()
+    opening = f"“{title}” is a{'n' if kind[:1] in 'aeiou' else ''} {kind} dish".replace("  ", " ")
+    opening += f", ready in about {time}." if time else "."
+    needs = [text for text in map(_ingredient, recipe.get("ingredients") or []) if text]
+    lines = [opening]
+    if needs:
+        lines.append(f"You will need {_listed(needs)}.")
+    method = _method([str(step) for step in recipe.get("instructions") or []])
+    if method:
+        lines.append(method)
+    return " ".join(lines)

@@ -212,6 +212,7 @@ def describe_output(output: str) -> str | None:
 
 
 def _describe_surface(operations: list[Any]) -> str:
+    """What a surface shows, in a sentence: its cards, by name."""
     data: dict[str, Any] = {}
     surface = "the surface"
     for op in operations:
@@ -224,9 +225,13 @@ def _describe_surface(operations: list[Any]) -> str:
         update = op.get("updateDataModel")
         if isinstance(update, dict) and isinstance(update.get("value"), dict):
             data.update(update["value"])
-    lists = [value for value in data.values() if isinstance(value, list)]
-    shown = len(lists[0]) if lists else 0
-    names = [str(item.get("name") or item.get("airline")) for item in lists[0]] if lists else []
-    listed = ", ".join(name for name in names if name != "None")
-    cards = f" with {shown} cards ({listed})" if listed else ""
-    return f"Here it is: {surface}{cards}. Pick one on the cards."
+    lists = [(key, value) for key, value in data.items() if isinstance(value, list)]
+    if not lists:
+        return f"Here it is: the {surface.replace('-', ' ')} surface."
+    key, items = lists[0]
+    names = [str(i.get("name") or i.get("airline") or "") for i in items if isinstance(i, dict)]
+    names = [name for name in names if name]
+    kind = key if key not in ("items", "data", "results") else "options"
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    shown = f"Here are {len(items)} {kind}" + (f": {listed}" if listed else "")
+    return f"{shown}. Pick one on the cards."

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.a2ui import A2UI
 from agents import Agent
 from fastapi import FastAPI
 
+from .page_loads import StatelessAgent
 from .settings import ExampleSettings
 
 DESCRIPTION = "Surfaces designed by a second model call (generate_a2ui), for the A2UI middleware."
@@ -53,7 +54,9 @@ def serve_designer(
     a2ui: A2UI,
 ) -> None:
     """Serve the designer at ``path``, with ``a2ui`` for the requests the middleware marks."""
-    wrapped = OpenAIAgentsAgent(
+    # Stateless (the middleware writes clicks into the history, which a stored thread never
+    # takes): a request with nothing to answer is answered without calling the model.
+    wrapped = StatelessAgent(
         build_agent(settings),
         name=name,
         description=description,

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_endpoint
+from ag_ui_openai_agents import add_openai_agents_fastapi_endpoint
 from ag_ui_openai_agents.a2ui import FixedSurface
 from agents import Agent, function_tool
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
+from .page_loads import StatelessAgent
 from .settings import ExampleSettings
 
 DESCRIPTION = "Backend tools whose results are A2UI surfaces with a fixed layout (flights, hotels)."
@@ -175,7 +176,8 @@ def build_agent(settings: ExampleSettings) -> Agent[Any]:
 
 def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     """Add ``POST path``, ``GET path/health`` and ``GET path/capabilities``."""
-    wrapped = OpenAIAgentsAgent(
+    # Stateless, like the other A2UI examples: see a2ui_dynamic_schema.serve_designer.
+    wrapped = StatelessAgent(
         build_agent(settings),
         name="a2ui_fixed_schema",
         description=DESCRIPTION,

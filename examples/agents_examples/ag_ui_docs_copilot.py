@@ -21,6 +21,7 @@ from ag_ui_openai_agents.server.streaming import agui_sse_response
 from agents import Agent, Runner, function_tool
 from fastapi import FastAPI, Request, Response
 
+from .page_loads import answer_nothing, asks_nothing
 from .settings import ExampleSettings
 
 DESCRIPTION = "Answers AG-UI integration questions from the package docs and a protocol summary."
@@ -130,6 +131,10 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     @app.post(path, name="ag_ui_docs_copilot")
     async def run_ag_ui_docs_copilot(body: RunAgentInput, request: Request) -> Response:
         async def events() -> AsyncIterator[BaseEvent]:
+            if asks_nothing(body):  # a page loading: nothing to answer, no model call
+                for event in answer_nothing(body):
+                    yield event
+                return
             translated = translator.to_openai(body)
             result = Runner.run_streamed(
                 copilot_agent,

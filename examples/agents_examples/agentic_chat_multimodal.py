@@ -20,9 +20,11 @@ from ag_ui_openai_agents import OpenAIAgentsAgent, add_openai_agents_fastapi_end
 from agents import Agent
 from fastapi import FastAPI
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "Images and documents attached to a message, described by a vision model."
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
 MAX_REQUEST_BYTES = 24 * 1024 * 1024
 """A few photos or PDFs, base64-encoded, with the conversation around them."""
 
@@ -50,5 +52,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="agentic_chat_multimodal",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path, max_request_bytes=MAX_REQUEST_BYTES)

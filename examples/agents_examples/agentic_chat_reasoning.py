@@ -21,9 +21,12 @@ from agents import Agent, ModelSettings
 from fastapi import FastAPI
 from openai.types.shared import Reasoning
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "A reasoning model: its thinking streams as reasoning events before the answer."
+
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
 
 
 def build_agent(settings: ExampleSettings) -> Agent[Any]:
@@ -50,5 +53,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         name="agentic_chat_reasoning",
         description=DESCRIPTION,
         run_config=settings.run_config,
+        threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

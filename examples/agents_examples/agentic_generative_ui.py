@@ -25,9 +25,11 @@ from agents import Agent, function_tool
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "A long-running tool reporting plan-step progress through the shared state."
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
 TOOL_NAME = "generate_task_steps_generative_ui"
 MAX_STEPS = 12
 STEP_SECONDS = 0.4
@@ -86,5 +88,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         description=DESCRIPTION,
         run_config=settings.run_config,
         state=StateUpdates(deltas=True),
+        threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -19,6 +19,7 @@ from agents import Agent, Runner, function_tool
 from agents.result import RunResultStreaming
 from fastapi import FastAPI, Request, Response
 
+from .page_loads import answer_nothing, asks_nothing
 from .settings import ExampleSettings
 
 DESCRIPTION = "Start and end CUSTOM events computed from run data (run_context, run_usage)."
@@ -75,6 +76,10 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
     @app.post(path, name="custom_lifecycle_events")
     async def run_with_custom_events(body: RunAgentInput, request: Request) -> Response:
         async def events() -> AsyncIterator[BaseEvent]:
+            if asks_nothing(body):  # a page loading: nothing to answer, no model call
+                for event in answer_nothing(body):
+                    yield event
+                return
             translated = translator.to_openai(body)
             result = Runner.run_streamed(
                 agent,

@@ -31,9 +31,11 @@ from ag_ui_openai_agents import (
 from agents import Agent, RunContextWrapper, function_tool
 from fastapi import FastAPI
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "A document the page shows while the model writes it (PredictState), for review."
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
 TOOL_NAME = "write_document_local"
 CONFIRM_TOOL = "confirm_changes"
 """The page's frontend tool that asks the person to accept or reject the change."""
@@ -95,5 +97,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         description=DESCRIPTION,
         run_config=settings.run_config,
         state=StateUpdates(deltas=True, predictive=PREDICTIONS),
+        threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

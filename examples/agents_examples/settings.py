@@ -21,6 +21,7 @@ from demo_model import offline_run_config
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_REASONING_MODEL",
+    "DOJO_APPROVALS_ENV",
     "REDIS_URL_ENV",
     "SUBAGENTS_ENV",
     "THREADS_DB_ENV",
@@ -35,6 +36,9 @@ SUBAGENTS_ENV = "AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS"
 """``true`` streams the subagents example's specialists to requests without ``protocolVersion``
 too (CopilotKit 1.75 and its ``@ag-ui/client`` 0.0.59 accept them; 0.0.57 does not)."""
 _TRUE = {"1", "true", "yes", "on"}
+DOJO_APPROVALS_ENV = "AG_UI_DOJO_APPROVALS"
+"""``true`` serves the AG-UI Dojo's pre-1.0 approval contract (a CUSTOM ``approval_request``,
+answered through ``forwardedProps.approval``) beside the interrupts, against the thread store."""
 DEFAULT_REASONING_MODEL = "gpt-5-mini"
 REDIS_URL_ENV = "REDIS_URL"
 """Keeps the examples' threads in this Redis server (replicas) instead of an SQLite file."""
@@ -64,6 +68,8 @@ class ExampleSettings:
     """The model of the examples that show reasoning: one that streams reasoning summaries."""
     threads: ThreadStore | None = None
     """Where the examples served by ``OpenAIAgentsAgent`` keep their threads; None: stateless."""
+    dojo_approvals: bool = False
+    """Serve the Dojo's pre-1.0 approval contract too (``DOJO_APPROVALS_ENV``; needs a store)."""
 
     @property
     def subagents(self) -> Subagents:
@@ -84,6 +90,7 @@ class ExampleSettings:
         approval_secret: tuple[str, ...] | None = None,
         subagents_for_pre_1_0_clients: bool = False,
         threads: ThreadStore | None = None,
+        dojo_approvals: bool = False,
     ) -> ExampleSettings:
         """Settings that run everything on the offline demo model."""
         return cls(
@@ -92,6 +99,7 @@ class ExampleSettings:
             approval_secret=approval_secret,
             subagents_for_pre_1_0_clients=subagents_for_pre_1_0_clients,
             threads=threads,
+            dojo_approvals=dojo_approvals,
         )
 
 
@@ -150,13 +158,14 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettin
     """Read ``OPENAI_DEFAULT_MODEL``, ``OPENAI_API_KEY`` (none means the offline demo),
     ``AG_UI_APPROVAL_SECRET`` (none means a secret generated at start),
     ``OPENAI_REASONING_MODEL``, ``AG_UI_SUBAGENTS_FOR_PRE_1_0_CLIENTS`` (``true`` shows
-    subagents to every client) and where to keep threads (``REDIS_URL``,
-    ``AG_UI_THREADS_DB``)."""
+    subagents to every client), ``AG_UI_DOJO_APPROVALS`` (``true`` serves the Dojo's approval
+    contract) and where to keep threads (``REDIS_URL``, ``AG_UI_THREADS_DB``)."""
     env = os.environ if environ is None else environ
     model = env.get("OPENAI_DEFAULT_MODEL") or DEFAULT_MODEL
     reasoning = env.get("OPENAI_REASONING_MODEL") or DEFAULT_REASONING_MODEL
     secret = approval_secret_from_env(env)
     subagents = env.get(SUBAGENTS_ENV, "").strip().lower() in _TRUE
+    dojo_approvals = env.get(DOJO_APPROVALS_ENV, "").strip().lower() in _TRUE
     threads = threads_from_env(env)
     if env.get("OPENAI_API_KEY"):
         return ExampleSettings(
@@ -165,6 +174,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettin
             reasoning_model=reasoning,
             subagents_for_pre_1_0_clients=subagents,
             threads=threads,
+            dojo_approvals=dojo_approvals,
         )
     return replace(
         ExampleSettings.offline_demo(
@@ -172,6 +182,7 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> ExampleSettin
             approval_secret=secret,
             subagents_for_pre_1_0_clients=subagents,
             threads=threads,
+            dojo_approvals=dojo_approvals,
         ),
         reasoning_model=reasoning,
     )

@@ -109,26 +109,30 @@ def _specialist(name: str, instructions: str, tool: Any, settings: ExampleSettin
 
 
 def build_specialists(settings: ExampleSettings) -> dict[str, Agent[Any]]:
-    """The researcher, the writer and the critic, by the name of the tool each becomes."""
+    """The researcher, the writer and the critic, by the name of the tool each becomes.
+
+    Each one's instructions open as the AG-UI Dojo's end-to-end fixtures expect ("You research
+    a topic", "You turn bullet-point facts", "You review a draft"): the Dojo's mock model
+    answers a specialist's request by matching its instructions on those words."""
     return {
         "research_topic": _specialist(
             "Researcher",
-            "Call look_up_facts for the topic you are given, then list the three most useful "
-            "facts, one per line.",
+            "You research a topic. Call look_up_facts with the topic you are given, then list "
+            "the three most useful facts as bullet points.",
             look_up_facts,
             settings,
         ),
         "write_prose": _specialist(
             "Writer",
-            "Call outline_piece with the notes you are given, then write a short, plain "
-            "paragraph that follows the outline.",
+            "You turn bullet-point facts into prose. Call outline_piece with the facts you are "
+            "given, then write one short, plain paragraph that follows the outline.",
             outline_piece,
             settings,
         ),
         "critique_draft": _specialist(
             "Critic",
-            "Call measure_readability on the draft you are given, then suggest at most two "
-            "improvements.",
+            "You review a draft. Call measure_readability on the draft you are given, then "
+            "suggest at most two improvements.",
             measure_readability,
             settings,
         ),

@@ -37,9 +37,11 @@ from agents import (
 )
 from fastapi import FastAPI
 
-from .settings import ExampleSettings
+from .settings import ExampleSettings, browser_thread_key
 
 DESCRIPTION = "A supervisor and three specialist subagents building one shared itinerary."
+KEEPS_THREADS = True
+"""Served by OpenAIAgentsAgent, which keeps the thread when the settings name a store."""
 SPECIALISTS = ("flights_agent", "hotels_agent", "experiences_agent")
 FLIGHTS = (
     {
@@ -219,5 +221,7 @@ def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         description=DESCRIPTION,
         run_config=settings.run_config,
         state=StateUpdates(deltas=True),
+        threads=settings.threads,  # kept on the server when the settings name a store
+        thread_key=browser_thread_key,
     )
     add_openai_agents_fastapi_endpoint(app, wrapped, path)

@@ -46,7 +46,7 @@ def test_chat_streams_reasoning_text_usage_and_keeps_snapshot_ids(session: PageS
     card = session.wait_for_runs(1)
     session.shot("first-reply")
     reply = session.transcript().locator(".message.assistant .text").last
-    assert "Say hello in one sentence." in (reply.text_content() or "")
+    assert reply.inner_text().strip() == "Hello! I'm glad you're here. What can I do for you today?"
     types = session.event_types()
     assert types[:2] == ["REQUEST", "RUN_STARTED"] and types[-1] == "RUN_FINISHED"
     assert types.count("TEXT_MESSAGE_CONTENT") > 1, "the reply arrives in several deltas"
@@ -219,3 +219,8 @@ def test_every_example_answers_its_suggested_prompt(session: PageSession, name: 
     assert session.page.locator("#errors").text_content() == ""
     assert not card.locator(".run-outcome").text_content().startswith("error")  # type: ignore[union-attr]
     assert session.transcript().locator(".message.assistant, .tool-call").count() > 0
+    # The answers read as a person reads them: no tool's JSON, no instructions quoted back.
+    texts = session.transcript().locator(".message.assistant .markdown").all_inner_texts()
+    for text in texts:
+        assert not re.search(r"[{\[]\s*\"", text), f"raw JSON in the assistant's text: {text}"
+        assert "My instructions" not in text and "You said:" not in text

@@ -29,8 +29,8 @@ def test_reads_the_last_user_message_and_what_followed() -> None:
     conversation = read_conversation("Be brief.", items)
     assert conversation.user_text == "new question"
     assert conversation.calls == (
-        PastCall("get_weather", "c1", "sunny"),
-        PastCall("issue_refund", "c2", None),
+        PastCall("get_weather", "c1", "sunny", "{}"),
+        PastCall("issue_refund", "c2", None, "{}"),
     )
     assert [call.call_id for call in conversation.answered] == ["c1"]
     assert read_conversation(None, "just text") == Conversation("just text", "")

@@ -37,30 +37,49 @@ def test_calls_the_tool_whose_name_matches() -> None:
 def test_one_description_word_is_not_enough() -> None:
     plan = plan_turn(Conversation("What is my order status?", ""), [REFUND])
     assert plan.calls == ()
-    assert plan.text is not None and "What is my order status?" in plan.text
+    assert plan.text is not None and "“What is my order status?”" in plan.text
 
 
-def test_answers_from_outputs_once_each_tool_ran() -> None:
-    ran = PastCall("get_weather", "c1", '{"conditions": "Sunny"}')
+def test_answers_from_outputs_once_each_tool_ran_in_words() -> None:
+    report = {"city": "Paris", "conditions": "Sunny", "temperature_c": 21, "wind_kph": 9}
+    ran = PastCall("get_weather", "c1", json.dumps(report))
     plan = plan_turn(Conversation("weather in Paris", "", (ran,)), [WEATHER])
     assert plan.calls == ()
-    assert plan.text is not None and '{"conditions": "Sunny"}' in plan.text
+    assert plan.text == "The weather in Paris: sunny, 21 °C (wind 9 km/h)."
+
+
+def test_json_in_an_output_is_told_in_words_never_shown() -> None:
+    booked = 'Booked {"airline": "KLM", "price": "$650", "seats": [1, 2]} for you.'
+    ran = PastCall("book_flight", "c1", booked)
+    plan = plan_turn(Conversation("book a flight", "", (ran,)), [])
+    assert plan.text == "Booked KLM ($650, 1; 2) for you."
+    assert "{" not in plan.text
 
 
 def test_rejected_call_is_reported_as_not_run() -> None:
     rejected = PastCall("issue_refund", "c1", DEFAULT_APPROVAL_REJECTION_MESSAGE)
     plan = plan_turn(Conversation("refund order A-1", "", (rejected,)), [REFUND])
-    expected = f"- issue_refund did not run: {DEFAULT_APPROVAL_REJECTION_MESSAGE}"
-    assert plan.text == f"Here is what I found:\n{expected}"
+    assert plan.text == f"issue_refund did not run: {DEFAULT_APPROVAL_REJECTION_MESSAGE}"
 
 
-def test_plain_answer_quotes_instructions_and_context() -> None:
-    instructions = "You are terse. Really.\n\nContext from the application:\nUser: Ada\nPage: Home"
+def test_a_greeting_is_answered_and_instructions_never_quoted() -> None:
+    instructions = "You are terse. Really.\n\nContext from the application:\nUser name: Ada"
     plan = plan_turn(Conversation("hi there", instructions), [])
+    assert plan.text == "Hello! I'm glad you're here. What can I do for you today?"
+    who = plan_turn(Conversation("Who am I?", instructions), [])
+    assert who.text == "You are Ada, as the page tells me."
+    for text in (plan.text, who.text):
+        assert "You are terse" not in text
+
+
+def test_what_it_cannot_answer_it_says_so_with_what_its_tools_do() -> None:
+    plan = plan_turn(Conversation("What is the best car to buy?", "You advise."), [REFUND])
     assert plan.text is not None
-    assert "“hi there”" in plan.text
-    assert "“You are terse.”" in plan.text
-    assert "The page shared: User: Ada; Page: Home." in plan.text
+    assert plan.text.startswith("I'm the offline demo model, so I can't give “What is the best")
+    assert plan.text.endswith(
+        "here is what I can do: refund money on a customer order (issue_refund)."
+    )
+    assert "You advise" not in plan.text
 
 
 def test_structured_answer_follows_the_schema() -> None:
@@ -112,7 +131,19 @@ def test_a_tool_named_in_the_description_comes_first_and_feeds_it() -> None:
     review = PastCall("critique_draft", "c3", "Fine.")
     assert _next_call(request, (notes, draft, review)) is None
     plan = plan_turn(Conversation(request, "", (notes, draft, review)), TEAM)
-    assert plan.text is not None and "- critique_draft: Fine." in plan.text
+    assert plan.text is not None and "- Critique draft: Fine." in plan.text
+    finish = "Finish with the draft, improved along the critic's suggestions."
+    article = plan_turn(Conversation(request, finish, (notes, draft, review)), TEAM)
+    assert article.text == "## Owls\n\nOwls are quiet hunters."
+
+
+def test_instructions_shape_a_specialist_reply() -> None:
+    facts = PastCall("look_up_facts", "c1", "Facts:\n- Owls hunt at night.\n- Owls fly silently.")
+    listed = plan_turn(Conversation("owls", "List them as bullet points.", (facts,)), [])
+    assert listed.text == "- Owls hunt at night.\n- Owls fly silently."
+    outline = PastCall("outline_piece", "c1", "1. Owls hunt at night\n2. Owls fly silently")
+    written = plan_turn(Conversation("notes", "Write one paragraph.", (outline,)), [])
+    assert written.text == "Owls hunt at night. Owls fly silently."
 
 
 def test_no_fit_no_follow_up() -> None:
@@ -145,11 +176,16 @@ def test_tool_choice_required_or_named_forces_a_call() -> None:
 def test_replies_in_the_language_the_instructions_ask_for() -> None:
     instructions = "You help. Always reply in Spanish, whatever language the user writes in."
     plain = plan_turn(Conversation("hi", instructions), [])
-    assert plain.text is not None and plain.text.startswith("Usted escribió: «hi».")
-    assert "Mis instrucciones empiezan así: «You help.»" in plain.text
+    assert plain.text == "¡Hola! Me alegra verle por aquí. ¿Qué puedo hacer por usted hoy?"
+    asked = plan_turn(Conversation("Why is the sky blue?", instructions), [])
+    assert (
+        asked.text is not None
+        and "no puedo responder de verdad a «Why is the sky blue?»" in asked.text
+    )
     ran = PastCall("get_weather", "c1", "Sunny")
-    found = plan_turn(Conversation("weather in Paris", instructions, (ran,)), [WEATHER])
-    assert found.text == "Esto es lo que encontré:\n- get_weather: Sunny"
+    other = PastCall("get_time", "c2", "Noon")
+    found = plan_turn(Conversation("weather in Paris", instructions, (ran, other)), [WEATHER])
+    assert found.text == "Esto es lo que encontré:\n- Get weather: Sunny.\n- Get time: Noon."
 
 
 EMPTY = {"type": "object", "properties": {}}

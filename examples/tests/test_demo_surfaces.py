@@ -62,7 +62,5 @@ def test_results_are_told_in_one_sentence() -> None:
     )
     flights = [{"airline": "KLM"}, {"airline": "TAP"}]
     text = describe_output(FLIGHTS_SURFACE.envelope({"flights": flights}))
-    assert (
-        text == "Here it is: flight-search-results with 2 cards (KLM, TAP). Pick one on the cards."
-    )
+    assert text == "Here are 2 flights: KLM and TAP. Pick one on the cards."
     assert describe_output("plain text") is None

@@ -211,7 +211,7 @@ async def test_search_results_come_back_as_fixed_surfaces(
         assert (data[key][0]["origin"], data[key][0]["destination"]) == ("SFO", "JFK")
     else:
         assert data[key][0]["location"] == "downtown Manhattan"
-    assert run.text.startswith("Here it is:") and first in run.text
+    assert run.text.startswith(f"Here are 3 {key}: ") and first in run.text
     success(run)
 
 
@@ -295,7 +295,7 @@ async def test_a_marked_request_gets_a_generated_surface(
     else:  # 1.0 clients see the render call stream as a subagent of generate_a2ui.
         assert [s.parent_tool_call_id for s in subagents] == [call_id]
         assert [r["surfaceId"] for r in renders] == [surface]
-    assert run.text.startswith(f"Here it is: {surface} with {count} cards")
+    assert run.text.startswith(f"Here are {count} options: ")
     success(run)
 
 
@@ -305,7 +305,7 @@ async def test_an_unmarked_request_is_a_plain_chat(
     run = await Chat(client, "/a2ui_dynamic_schema", protocol_version=protocol_version).say(
         "Compare 3 luxury hotels in different cities with ratings and prices."
     )
-    assert run.tool_calls == [] and "You said" in run.text
+    assert run.tool_calls == [] and "I'm the offline demo model" in run.text
     success(run)
 
 
@@ -321,7 +321,7 @@ async def test_an_invalid_surface_is_generated_again_and_the_valid_one_returned(
         first, second = _render_calls(run)
         assert [c["id"] for c in first["components"]] == ["root"]  # The card was missing.
         assert [c["id"] for c in second["components"]] == ["root", "card"]
-    assert run.text.startswith("Here it is: hotel-comparison with 3 cards")
+    assert run.text.startswith("Here are 3 options: The Grand, Boutique Loft and Harbour Inn.")
     success(run)
 
 
@@ -342,7 +342,8 @@ async def test_a_surface_invalid_every_time_ends_in_a_failure_the_chat_goes_on_f
     success(run)
 
     later = await chat.say("Thanks, tell me in words instead")
-    assert later.tool_calls == [] and "You said" in later.text
+    assert later.tool_calls == [] and "I'm the offline demo model" in later.text
+    assert "the page tells me" not in later.text  # the middleware's guides are no user facts
     success(later)
 
 

@@ -134,10 +134,10 @@ async def test_run_usage_is_the_end_event_with_the_run_totals(
 @pytest.mark.parametrize(
     ("language", "phrase"),
     [
-        ("French", "Vous avez écrit : « Who am I? »."),
-        ("Spanish", "Usted escribió: «Who am I?»."),
-        ("German", "Sie schrieben: „Who am I?“."),
-        ("English", "You said: “Who am I?”."),
+        ("French", "Vous êtes Ada, d'après la page."),
+        ("Spanish", "Usted es Ada, según la página."),
+        ("German", "Sie sind Ada, sagt mir die Seite."),
+        ("English", "You are Ada, as the page tells me."),
     ],
 )
 async def test_reply_language_from_the_context(
@@ -151,8 +151,8 @@ async def test_reply_language_from_the_context(
         client, "/dynamic_system_prompt", context=context, protocol_version=protocol_version
     )
     run = await chat.say("Who am I?")
-    assert run.text.startswith(phrase)
-    assert "User name: Ada" in run.text  # The other context items still shape the prompt.
+    # The other context items still shape the prompt: the name is a fact of the page.
+    assert run.text == phrase
     assert "Reply language" not in run.text  # The language is an instruction, not a fact.
     success(run)
 
@@ -167,14 +167,14 @@ async def test_reply_language_switches_mid_conversation(
         protocol_version=protocol_version,
     )
     first = await chat.say("Hello there")
-    assert first.text.startswith("Usted escribió: «Hello there».")
+    assert first.text.startswith("¡Hola!")
     chat.context = [Context(description="Reply language", value="German")]
     second = await chat.say("And now?")
-    assert second.text.startswith("Sie schrieben: „And now?“.")
+    assert second.text.startswith("Ich bin das Offline-Demomodell und kann „And now?“")
     chat.context = [Context(description="Reply language", value="Klingon")]
     third = await chat.say("Still there?")
     assert third.text.startswith("(The offline demo model has no Klingon phrases")
-    assert "You said: “Still there?”." in third.text
+    assert "“Still there?”" in third.text
 
 
 async def test_dynamic_prompt_without_a_language_keeps_the_page_facts(
@@ -187,12 +187,12 @@ async def test_dynamic_prompt_without_a_language_keeps_the_page_facts(
     chat = Chat(
         client, "/dynamic_system_prompt", context=context, protocol_version=protocol_version
     )
-    run = await chat.say("Who am I?")
-    assert "User name: Ada; Current page: Billing" in run.text
-    assert "The page shared:" not in run.text  # The wrapper did not add its own block too.
+    run = await chat.say("What page am I on?")
+    assert run.text == "Here is what the page tells me: User name: Ada; Current page: Billing."
+    assert run.text.count("Ada") == 1  # The wrapper did not add its own block too.
 
     bare = await Chat(client, "/dynamic_system_prompt").say("Who am I?")
-    assert "shared nothing" in bare.text
+    assert "“Who am I?”" in bare.text and "Ada" not in bare.text
 
 
 # --- subagents ---------------------------------------------------------------------------------
@@ -213,12 +213,15 @@ async def test_manager_delegates_to_the_three_specialists_in_turn(
     assert research == {"input": request}
     assert write == {"input": notes}  # Each specialist works on the one before.
     assert critique == {"input": draft}
-    # Each specialist's own tool call shows in what it returned.
-    assert "look_up_facts" in notes and "1956 Dartmouth workshop" in notes
-    assert "outline_piece" in draft and "1. " in draft
-    assert "measure_readability" in review and "words per sentence" in review
+    # Each specialist returns what its instructions ask, from its own tool's answer.
+    assert notes.startswith("- The term 'artificial intelligence' was coined for the 1956")
+    assert len(notes.splitlines()) == 3  # three facts, as bullet points
+    assert draft.startswith("The term 'artificial intelligence' was coined") and "\n" not in draft
+    assert "words per sentence" in review and "Two improvements" in review
     assert run.assistant_calls() == [research_id, write_id, critique_id]
-    assert "words per sentence" in run.text
+    # The manager finishes with the article the team wrote, under its title.
+    final = run.snapshot.messages[-1]
+    assert final.role == "assistant" and final.content == f"## The history of AI\n\n{draft}"
 
     # The specialists stream as subagents, so their model calls count with their model.
     usage = run.finished.usage or []
@@ -278,7 +281,7 @@ async def test_manager_answers_simple_questions_itself(
 ) -> None:
     run = await Chat(client, "/subagents", protocol_version=protocol_version).say("What is 2 + 2?")
     assert run.tool_calls == []
-    assert "What is 2 + 2?" in run.text
+    assert "“What is 2 + 2?”" in run.text
     success(run)
 
 

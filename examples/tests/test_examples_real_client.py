@@ -217,7 +217,7 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
             assert turn[-2]["name"] == "run_usage"
             assert set(turn[-2]["value"]) == {"input_tokens", "output_tokens"}
     if name == "dynamic_system_prompt":
-        assert _text(events[0]).startswith("Vous avez écrit : « Who am I? ».")
+        assert _text(events[0]) == "Vous êtes Ada, d'après la page."
     if name in PAGE_CHECKS:
         PAGE_CHECKS[name](result["turns"])
     if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":

@@ -212,18 +212,18 @@ async def test_shutdown_stops_hand_written_runs_with_their_steps_finished(
     assert later.status_code == 503
 
 
-class CountingLedger(dict[str, str]):
+class CountingLedger(dict[tuple[str, str], str]):
     """The refund ledger, counting the refunds written into it."""
 
     writes = 0
 
-    def __setitem__(self, key: str, value: str) -> None:
+    def __setitem__(self, key: tuple[str, str], value: str) -> None:
         self.writes += 1
         super().__setitem__(key, value)
 
 
 @pytest.mark.parametrize("protocol_version", ["1.0", None], ids=["v1.0", "pre-1.0"])
-async def test_the_refund_is_made_once_per_approved_call_id(
+async def test_the_refund_is_made_once_per_approved_call(
     protocol_version: str | None, settings: ExampleSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ledger = CountingLedger()
@@ -241,7 +241,7 @@ async def test_the_refund_is_made_once_per_approved_call_id(
 
     assert first.results[call_id] == again.results[call_id] == "Refunded 30.00 USD on order A-17."
     assert ledger.writes == 1
-    assert list(ledger) == [call_id]
+    assert list(ledger) == [("shared:thread-1", call_id)]
 
 
 @pytest.fixture

@@ -205,3 +205,56 @@ export function a2uiResultView(content, onAction = null) {
   if (!Array.isArray(parsed.a2ui_operations)) return null;
   return h("div", { class: "a2ui" }, [...surfacesOf(parsed.a2ui_operations).values()].map((surface) => surfaceView(surface, onAction)));
 }
+
+// ---- checking a generated surface, as the middleware does before it paints one ------------
+
+function childRefs(component) {
+  const refs = [];
+  const push = (value) => {
+    if (typeof value === "string") refs.push(value);
+    else if (value && typeof value === "object" && typeof value.componentId === "string") refs.push(value.componentId);
+  };
+  push(component.child);
+  if (Array.isArray(component.children)) component.children.forEach(push);
+  else push(component.children);
+  return refs;
+}
+
+// The errors of a render_a2ui call's arguments ({components, data}), in the A2UI toolkit's
+// words: no components, a component without id or type, duplicate ids, no root, a child
+// reference that names no component. An empty list means the surface can be painted.
+export function surfaceErrors(args) {
+  const components = Array.isArray(args?.components) ? args.components : [];
+  if (!components.length) return ["A2UI components must be a non-empty array"];
+  const errors = [];
+  const ids = new Set();
+  components.forEach((component, index) => {
+    if (typeof component?.id !== "string") errors.push(`Component at index ${index} is missing a string 'id'`);
+    else if (ids.has(component.id)) errors.push(`Duplicate component id '${component.id}'`);
+    else ids.add(component.id);
+    if (typeof component?.component !== "string") errors.push(`Component at index ${index} is missing a string 'component' type`);
+  });
+  for (const component of components) {
+    for (const ref of childRefs(component ?? {})) {
+      if (!ids.has(ref)) errors.push(`Child reference '${ref}' does not match any component id`);
+    }
+  }
+  if (!ids.has("root")) errors.push("No component has id 'root'");
+  return errors;
+}
+
+// One render_a2ui attempt of a generate_a2ui call: its number and whether its surface holds.
+export function attemptView(call, number, streaming) {
+  const args = parseJson(call.function.arguments);
+  if (streaming || !args.ok) return h("p", { class: "a2ui-attempt hint" }, `Attempt ${number}: being written…`);
+  const errors = surfaceErrors(args.value);
+  if (!errors.length) {
+    return h("p", { class: "a2ui-attempt valid", "data-valid": "true" }, `Attempt ${number}: valid, painted.`);
+  }
+  return h(
+    "div",
+    { class: "a2ui-attempt invalid", role: "group", "aria-label": `Attempt ${number} failed`, "data-valid": "false" },
+    h("p", {}, `Attempt ${number}: invalid.`),
+    h("ul", {}, errors.map((error) => h("li", {}, error))),
+  );
+}

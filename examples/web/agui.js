@@ -176,6 +176,7 @@ export class Conversation {
   // Tool calls of the last run that the client must answer (frontend tools).
   pendingToolCalls() {
     const run = this.lastRun;
+    if (!run && this.restoredFromBrowser) return this.openCallsOfOwnTools().map((id) => this.findToolCall(id));
     if (!run || run.status !== "finished" || run.outcome?.type !== "success") return [];
     const answered = new Set(this.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
     const ids = run.outcome.pendingToolCallIds?.length
@@ -187,7 +188,7 @@ export class Conversation {
   }
 
   // Calls of this client's own tools that no tool message answers: after a restore (a run
-  // that sent no message), these are what the server waits for.
+  // that sent no message, or a conversation kept in the browser), these are what waits.
   openCallsOfOwnTools() {
     const own = new Set(this.tools.map((tool) => tool.name));
     const answered = new Set(this.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));

@@ -7,9 +7,9 @@ import { pageConfig } from "./examples.js";
 import { h, messageView, parseJson, pretty, runCard, stepList } from "./render.js";
 import { stateViews } from "./state.js";
 import { callDecisions } from "./statuses.js";
+import { automaticAnswer, backgroundOf } from "./tools.js";
 
 const $ = (selector) => document.querySelector(selector);
-const AUTO_ANSWERS = { generate_haiku: "Haiku shown." };
 
 const page = {
   examples: [],
@@ -23,25 +23,60 @@ const page = {
   loggedRun: null, // the run whose events the side panel lists
   loggedCount: 0,
   attachments: null, // the composer's file picker
+  drawnState: null, // what the state panel was last drawn from (running flag and JSON)
 };
 
 // Examples whose server keeps threads (health says keeps_threads) keep their thread id in
-// localStorage, so a reloaded page asks the server for the same thread.
+// localStorage, so a reloaded page asks the server for the same thread. The others (stateless
+// on the server) are kept whole in localStorage: the history, the state and open approvals,
+// sent back with the next request as any AG-UI client does.
 const threadKey = (name) => `agui-examples:thread:${name}`;
+const chatKey = (name) => `agui-examples:chat:${name}`;
+
+function savedChat(name) {
+  try {
+    const saved = JSON.parse(localStorage.getItem(chatKey(name)) ?? "null");
+    return saved && typeof saved.threadId === "string" && Array.isArray(saved.messages) ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+// Keep a conversation the server does not keep; one too large for localStorage is not kept.
+function saveChat(chat) {
+  if (!chat.savedAs) return;
+  const kept = { threadId: chat.threadId, messages: chat.messages, state: chat.state, pendingInterrupts: chat.pendingInterrupts };
+  try {
+    localStorage.setItem(chat.savedAs, JSON.stringify(kept));
+  } catch {
+    localStorage.removeItem(chat.savedAs);
+  }
+}
+
+function newChat(example) {
+  const config = pageConfig(example.name);
+  const kept = example.keeps_threads ? localStorage.getItem(threadKey(example.name)) : null;
+  const saved = example.keeps_threads ? null : savedChat(example.name);
+  const threadId = kept ?? saved?.threadId;
+  const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, forwardedProps: config.forwardedProps, ...(threadId ? { threadId } : {}) });
+  // Kept from the first run on: a thread never sent is unknown to the server.
+  chat.keptAs = example.keeps_threads ? threadKey(example.name) : null;
+  chat.savedAs = example.keeps_threads ? null : chatKey(example.name);
+  chat.state = structuredClone(config.state); // The state the example's page starts from.
+  chat.restore = kept !== null; // ask the server for the thread once, on first show
+  if (saved) {
+    chat.messages = saved.messages;
+    chat.state = saved.state ?? chat.state;
+    chat.pendingInterrupts = Array.isArray(saved.pendingInterrupts) ? saved.pendingInterrupts : [];
+    chat.restoredFromBrowser = true;
+  }
+  return chat;
+}
 
 function conversation() {
   const example = page.current;
   if (!example) return null;
-  if (!page.conversations.has(example.name)) {
-    const config = pageConfig(example.name);
-    const kept = example.keeps_threads ? localStorage.getItem(threadKey(example.name)) : null;
-    const chat = new Conversation({ url: example.path, tools: config.tools, context: config.context, forwardedProps: config.forwardedProps, ...(kept ? { threadId: kept } : {}) });
-    // Kept from the first run on: a thread never sent is unknown to the server.
-    chat.keptAs = example.keeps_threads ? threadKey(example.name) : null;
-    chat.state = structuredClone(config.state); // The state the example's page starts from.
-    chat.restore = kept !== null; // ask the server for the thread once, on first show
-    page.conversations.set(example.name, chat);
-  }
+  if (!page.conversations.has(example.name)) page.conversations.set(example.name, newChat(example));
   return page.conversations.get(example.name);
 }
 
@@ -60,6 +95,7 @@ function buildView(chat) {
   const calls = new Set(chat.messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
   const open = new Set(chat.runs.filter((r) => r.status === "running").flatMap((r) => [...r.open]));
   const subagents = [...chat.subagents.values()];
+  const attempts = renderAttempts(chat.messages);
   const view = {
     results,
     open,
@@ -85,8 +121,24 @@ function buildView(chat) {
     },
     sendAction: (action) => sendAction(chat, action),
     stateBefore: (callId) => chat.runs.find((run) => run.startedToolCalls.includes(callId))?.request.state,
+    attemptOf: (callId) => attempts.get(callId) ?? 0,
   };
   return view;
+}
+
+// The render_a2ui calls of each generate_a2ui subagent, numbered in order: its attempts.
+function renderAttempts(messages) {
+  const numbers = new Map();
+  const counts = new Map();
+  for (const message of messages) {
+    for (const call of message.toolCalls ?? []) {
+      if (call.function.name !== "render_a2ui" || message.subagentRunId == null) continue;
+      const count = (counts.get(message.subagentRunId) ?? 0) + 1;
+      counts.set(message.subagentRunId, count);
+      numbers.set(call.id, count);
+    }
+  }
+  return numbers;
 }
 
 function topLevel(chat) {
@@ -184,8 +236,11 @@ function editableFields(interrupt) {
   return Object.entries(schema.properties).map(([name, field]) => ({ name, field, label: field.title ?? name }));
 }
 
+// A field's type, null left out: `{"type": [...]}` and `{"anyOf": [...]}` (an optional
+// argument, such as the refund's amount) give the type that is not null.
 function fieldType(field) {
-  return Array.isArray(field.type) ? field.type.find((type) => type !== "null") : field.type;
+  const types = Array.isArray(field.anyOf) ? field.anyOf.map((option) => option.type) : [field.type].flat();
+  return types.find((type) => type && type !== "null");
 }
 
 function startEditing(interrupt, fields, input) {
@@ -284,8 +339,16 @@ function renderComposer(chat) {
   $("#stop").hidden = !chat?.running;
 }
 
-function renderState(chat) {
-  $("#state-visual").replaceChildren(...stateViews(chat?.state));
+// The person's edit of the shared recipe: the page's state now, sent with the next request.
+// A value typed in place keeps the form (and its focus); a row added or removed redraws it.
+function editRecipe(chat, recipe, redraw) {
+  chat.state = { ...chat.state, recipe };
+  saveChat(chat);
+  page.drawnState = redraw ? null : `${chat.running}|${pretty(chat.state)}`;
+  renderStateJson(chat);
+}
+
+function renderStateJson(chat) {
   const view = $("#state-view");
   const text = pretty(chat?.state ?? {});
   if (view.textContent !== text) {
@@ -294,6 +357,16 @@ function renderState(chat) {
     void view.offsetWidth; // restart the highlight animation
     view.classList.add("changed");
   }
+}
+
+function renderState(chat) {
+  const drawn = `${chat?.running}|${pretty(chat?.state ?? {})}`;
+  if (page.drawnState !== drawn) {
+    page.drawnState = drawn;
+    const onRecipeEdit = chat ? (recipe, redraw) => { editRecipe(chat, recipe, redraw); if (redraw) schedule(); } : null;
+    $("#state-visual").replaceChildren(...stateViews(chat?.state, { onRecipeEdit, running: Boolean(chat?.running) }));
+  }
+  renderStateJson(chat);
 }
 
 function render() {
@@ -305,6 +378,9 @@ function render() {
     renderTranscript(chat);
     renderPending(chat);
   }
+  const background = chat ? backgroundOf(chat.messages) : "";
+  if (background) $("#transcript").style.setProperty("background", background);
+  else $("#transcript").style.removeProperty("background");
   renderErrors(chat);
   renderComposer(chat);
   renderState(chat);
@@ -346,18 +422,23 @@ async function startRun(chat, options = {}) {
   };
   const run = await chat.run({ ...options, signal: chat.controller.signal, onChange });
   chat.controller = null;
+  saveChat(chat);
   autoAnswer(chat);
   schedule();
   if (run.status !== "running") $("#message").focus();
 }
 
+// Answer the open calls of the page's automatic tools (tools.js) at once; run again when no
+// other call waits for the person.
 function autoAnswer(chat) {
-  const pending = chat.pendingToolCalls();
-  if (!pending.length || !pending.every((call) => call.function.name in AUTO_ANSWERS)) return;
-  for (const call of pending) {
-    chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content: AUTO_ANSWERS[call.function.name] });
+  let answered = 0;
+  for (const call of chat.pendingToolCalls()) {
+    const content = automaticAnswer(call);
+    if (content === null) continue;
+    chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content });
+    answered += 1;
   }
-  startRun(chat);
+  if (answered && chat.pendingToolCalls().length === 0) startRun(chat);
 }
 
 // A click on an A2UI surface, reported as @ag-ui/a2ui-middleware reports it: a
@@ -374,6 +455,7 @@ function sendAction(chat, action) {
 
 function answerTool(chat, call, content) {
   chat.messages.push({ id: newId("tool"), role: "tool", toolCallId: call.id, content });
+  saveChat(chat);
   if (chat.pendingToolCalls().length === 0) startRun(chat);
   else schedule();
 }
@@ -453,13 +535,16 @@ function selectExample(name) {
     );
   }
   syncLog(chat);
+  page.drawnState = null;
   render();
   restore(chat);
+  autoAnswer(chat); // a conversation restored from the browser may wait on an automatic tool
 }
 
 function newConversation() {
   if (!page.current || conversation()?.running) return;
   localStorage.removeItem(threadKey(page.current.name));
+  localStorage.removeItem(chatKey(page.current.name));
   page.conversations.delete(page.current.name);
   selectExample(page.current.name);
 }

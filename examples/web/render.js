@@ -2,10 +2,11 @@
 // one card per run (steps, custom events, usage, outcome). Rebuilt on each change; the open
 // or closed state a person gave a collapsible block is remembered by key.
 
-import { a2uiResultView } from "./a2ui.js";
+import { a2uiResultView, attemptView } from "./a2ui.js";
 import { attachmentViews } from "./attachments.js";
 import { markdownBlock } from "./markdown.js";
 import { toolStatus } from "./statuses.js";
+import { safeBackground } from "./tools.js";
 
 const openBlocks = new Map();
 
@@ -159,13 +160,34 @@ function confirmChanges(call, view) {
   );
 }
 
+// The chat background a change_background call asked for, as a swatch, and what became of it.
+function backgroundCard(call, view) {
+  const background = parseJson(call.function.arguments).value?.background;
+  if (typeof background !== "string") return null;
+  const swatch = h("span", { class: "swatch", "aria-hidden": "true" });
+  if (safeBackground(background)) swatch.style.setProperty("background", background);
+  const result = view.results.get(call.id)?.content;
+  return h("p", { class: "background-change" }, swatch, " ", result ?? `Background: ${background}`);
+}
+
+// A render_a2ui call inside a generate_a2ui subagent: one attempt at the surface, checked as
+// the middleware checks it. Its own result ("The surface was rendered.") is not shown: it
+// says the call was taken, not whether the surface held.
+function attemptCard(call, view) {
+  const number = view.attemptOf(call.id);
+  return number ? attemptView(call, number, view.open.has(call.id)) : null;
+}
+
 const RESULT_CARDS = { get_weather: weatherCard };
 const ARGUMENT_CARDS = {
   generate_haiku: haikuCard,
   generate_task_steps: stepsReview,
   confirm_changes: confirmChanges,
   write_document: confirmChanges,
+  change_background: backgroundCard,
+  render_a2ui: attemptCard,
 };
+const RESULT_SHOWN_BY_CARD = new Set(["change_background", "render_a2ui"]);
 
 function toolCallCard(call, view) {
   const result = view.results.get(call.id);
@@ -179,7 +201,7 @@ function toolCallCard(call, view) {
     collapsible(`args:${call.id}`, "Arguments", argumentsView(call), { defaultOpen: !card && !resultCard }),
     card,
     resultCard,
-    result
+    result && !(card && RESULT_SHOWN_BY_CARD.has(name))
       ? collapsible(`result:${call.id}`, "Result", h("pre", { class: "tool-result" }, result.content), {
           defaultOpen: !resultCard && String(result.content).length <= 400,
         })

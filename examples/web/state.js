@@ -1,9 +1,10 @@
-// Drawings of the shared state for the examples that keep one: the recipe of shared_state, the
-// plan of agentic_generative_ui, the itinerary of subgraphs and the document of
-// predictive_state_updates. Each is drawn from whatever the
+// Drawings of the shared state for the examples that keep one: the recipe of shared_state (a
+// form the person edits, recipe.js), the plan of agentic_generative_ui, the itinerary of
+// subgraphs and the document of predictive_state_updates. Each is drawn from whatever the
 // state holds now (after every STATE_SNAPSHOT and STATE_DELTA); the raw JSON stays below it.
 
 import { markdownBlock } from "./markdown.js";
+import { recipeEditor } from "./recipe.js";
 import { h } from "./render.js";
 
 const list = (value) => (Array.isArray(value) ? value : []);
@@ -83,11 +84,16 @@ function documentView(document) {
   );
 }
 
-// The drawings that fit the state, or nothing for a state none of them knows.
-export function stateViews(state) {
+// The drawings that fit the state, or nothing for a state none of them knows. With
+// `onRecipeEdit(recipe, redraw)` the recipe is a form the person edits (read-only when
+// `running`); without it, a card.
+export function stateViews(state, { onRecipeEdit = null, running = false } = {}) {
   if (!state || typeof state !== "object" || Array.isArray(state)) return [];
   const views = [];
-  if (state.recipe && typeof state.recipe === "object") views.push(recipeCard(state.recipe));
+  if (state.recipe && typeof state.recipe === "object") {
+    const recipe = structuredClone(state.recipe);
+    views.push(onRecipeEdit ? recipeEditor(recipe, { onEdit: onRecipeEdit, disabled: running }) : recipeCard(recipe));
+  }
   if (Array.isArray(state.steps) && state.steps.length) views.push(planProgress(state.steps));
   if ("itinerary" in state || "active_agent" in state) views.push(itinerary(state));
   if (typeof state.document === "string") views.push(documentView(state.document));
