@@ -51,6 +51,7 @@ from ag_ui_openai_agents.inbound.replay_items import (
     merge_reasoning_part,
     reasoning_part_item,
 )
+from ag_ui_openai_agents.inbound.tool_output import OutputItem, exact_output, structured_text
 from ag_ui_openai_agents.protocol import is_hosted_call_name, read_hosted_artefact, read_replay
 
 __all__ = [
@@ -94,7 +95,7 @@ _TOOL_OUTPUT_CONTENT_TYPES = PRODUCED_WIRE_TYPES["tool_output_content_type"]
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
 
 MessageHandler: TypeAlias = Callable[[Any], list[TResponseInputItem]]
-ToolOutput: TypeAlias = str | list[InputContent]
+ToolOutput: TypeAlias = str | list[InputContent] | list[OutputItem]
 
 
 @dataclass(frozen=True)
@@ -333,14 +334,16 @@ class AGUIToOpenAITranslator(ContentTranslation):
     def translate_tool_output(self, message: ToolMessage) -> ToolOutput:
         """The output of a tool message: text, or a content list when it holds media.
 
-        Text-only part lists are joined into one string. When nothing usable is left and the
+        Text-only part lists are joined into one string. A result this package showed with
+        media (marked parts, or the JSON text of Responses items a client older than 1.0 was
+        given) goes back as the very items the model saw. When nothing usable is left and the
         message has an ``error``, the error text is the output.
         """
         output: ToolOutput
         if isinstance(message.content, str):
-            output = message.content
+            output = structured_text(message.content) or message.content
         else:
-            output = self._tool_output_parts(message.content)
+            output = exact_output(message.content) or self._tool_output_parts(message.content)
         if not output and message.error:
             return message.error
         return output

@@ -7,6 +7,7 @@ from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
+    RunAgentInput,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
@@ -14,6 +15,11 @@ from ag_ui.core import (
 )
 from agents import HandoffCallItem, HandoffOutputItem, ToolCallItem, ToolCallOutputItem
 
+from ag_ui_openai_agents.outbound.media import (
+    ResultPart,
+    hosted_result_parts,
+    tool_output_parts,
+)
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.windows import (
     ToolCallWindow,
@@ -82,6 +88,13 @@ class ToolTranslation:
     book: WindowBook
     client_tool_names: frozenset[str]
     taken_message_ids: set[str]
+    run_input: RunAgentInput
+
+    @property
+    def shows_parts(self) -> bool:
+        """The client speaks AG-UI 1.0 (it sent ``protocolVersion``): results with media reach
+        it as content parts; an older client gets their text."""
+        return self.run_input.protocol_version is not None
 
     # Raw Responses events -------------------------------------------------------------------
 
@@ -147,9 +160,9 @@ class ToolTranslation:
         if call_id is None:
             return []
         raw_output = _field(raw, "output")
-        return self.emit_result(
-            call_id, output_text(raw_output if raw_output is not None else output)
-        )
+        given = raw_output if raw_output is not None else output
+        parts = tool_output_parts(given) if self.shows_parts else None
+        return self.emit_result(call_id, output_text(given), parts)
 
     def translate_handoff_output_item(self, item: HandoffOutputItem) -> list[BaseEvent]:
         """``handoff_occured``: the handoff call's result."""
@@ -166,8 +179,11 @@ class ToolTranslation:
         the subagents that call spawned)."""
         return []
 
-    def emit_result(self, call_id: str, content: str) -> list[BaseEvent]:
-        """Close the call if needed, then send its result once."""
+    def emit_result(
+        self, call_id: str, content: str, parts: list[ResultPart] | None = None
+    ) -> list[BaseEvent]:
+        """Close the call if needed, then send its result once: ``parts`` when given (a 1.0
+        client, a result with media), else ``content``, the result's text."""
         window = self.book.calls.get(call_id)
         out: list[BaseEvent] = []
         if window is not None:
@@ -177,10 +193,11 @@ class ToolTranslation:
             window.answered = True
         out += self.result_due(call_id, content)
         message_id = result_message_id(call_id, self.taken_message_ids)
-        self.book.add_result(ToolResult(message_id, call_id, content))
+        shown: str | list[ResultPart] = parts if parts else content
+        self.book.add_result(ToolResult(message_id, call_id, shown))
         out.append(
             ToolCallResultEvent(
-                message_id=message_id, tool_call_id=call_id, content=content, role="tool"
+                message_id=message_id, tool_call_id=call_id, content=shown, role="tool"
             )
         )
         return out
@@ -247,7 +264,9 @@ class ToolTranslation:
         return out
 
     def _hosted_result(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:
-        """Provider-run calls report their final status; an MCP call its output or error."""
+        """Provider-run calls report their final status (and, to a 1.0 client, what they
+        produced: a generated image, the code interpreter's logs and images); an MCP call its
+        output or error."""
         kind = _field(item, "type")
         status = _field(item, "status")
         if kind == "mcp_call":
@@ -256,11 +275,12 @@ class ToolTranslation:
             if output is None and error is None and status in (None, "in_progress"):
                 return []
             content = str(output) if output is not None else _error_text(error)
-        elif kind in PROVIDER_RUN_CALL_TYPES and status not in (None, "in_progress", "searching"):
+            return self.emit_result(window.tool_call_id, content)
+        if kind in PROVIDER_RUN_CALL_TYPES and status not in (None, "in_progress", "searching"):
             content = json.dumps({"status": status})
-        else:
-            return []
-        return self.emit_result(window.tool_call_id, content)
+            parts = hosted_result_parts(item, content) if self.shows_parts else None
+            return self.emit_result(window.tool_call_id, content, parts)
+        return []
 
     def _commit_call(self, raw: Any) -> list[BaseEvent]:
         call_id = real_id(_field(raw, "call_id"))

@@ -48,6 +48,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ag_ui_openai_agents.outbound.media import ResultPart
 from ag_ui_openai_agents.outbound.replay import ReplayInfo, ReplayRecorder
 from ag_ui_openai_agents.protocol import new_id, real_id
 
@@ -164,8 +165,8 @@ class ToolResult:
     """``f"{tool_call_id}-result"``."""
     tool_call_id: str
     """The call it answers."""
-    content: str
-    """The result text, as streamed."""
+    content: str | list[ResultPart]
+    """The result as streamed: its text, or content parts (media, for a 1.0 client)."""
 
 
 @dataclass(eq=False, slots=True)
