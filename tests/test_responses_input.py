@@ -49,6 +49,26 @@ ACCEPTED: list[tuple[str, list[dict[str, Any]], KnownOutputs]] = [
     ),
     ("message with id that followed no reasoning", [USER, MSG, USER], known([MSG])),
     ("unknown pairs, generic rules hold", [USER, RS, MSG], KnownOutputs()),
+    (
+        "an output of content items",
+        [
+            USER,
+            FC,
+            {
+                **OUT,
+                "output": [
+                    {"type": "input_text", "text": "Chart:"},
+                    {
+                        "type": "input_image",
+                        "image_url": "data:image/png;base64,AA==",
+                        "detail": "low",
+                    },
+                    {"type": "input_file", "file_id": "file-1", "filename": "r.pdf"},
+                ],
+            },
+        ],
+        KnownOutputs(),
+    ),
 ]
 
 
@@ -108,6 +128,25 @@ REJECTED: list[tuple[str, list[dict[str, Any]], KnownOutputs, str]] = [
         "placeholder id",
     ),
     ("an id twice", [USER, MSG, MSG], KnownOutputs(), "duplicate item id 'msg_1'"),
+    (
+        "an output content item the API has no type for",
+        [USER, FC, {**OUT, "output": [{"type": "image", "image_url": "https://e.org/a.png"}]}],
+        KnownOutputs(),
+        "output content of type 'image'",
+    ),
+    (
+        "an image item without its image",
+        [USER, FC, {**OUT, "output": [{"type": "input_image", "detail": "auto"}]}],
+        KnownOutputs(),
+        "malformed input_image item",
+    ),
+    (
+        "a file item with a key the API does not know",
+        [USER, FC, {**OUT, "output": [{"type": "input_file", "file_id": "f", "mime": "x"}]}],
+        KnownOutputs(),
+        "malformed input_file item",
+    ),
+    ("an empty output list", [USER, FC, {**OUT, "output": []}], KnownOutputs(), "neither text"),
 ]
 
 

@@ -10,7 +10,10 @@
   item, and that item, when sent with its id, is preceded by exactly that reasoning item;
 - every `function_call_output` answers a `function_call` sent before it, and every
   `function_call` is answered later, both by `call_id`;
-- no item id is the SDK's placeholder `__fake_id__`, and no id is sent twice.
+- no item id is the SDK's placeholder `__fake_id__`, and no id is sent twice;
+- a `function_call_output` whose output is a list holds only `input_text`, `input_image` and
+  `input_file` items, each with the keys the `openai` type declares (and no other) and what
+  it needs (text; an image URL or file id; file data, URL or id).
 
 `wire_input(items)` is what the SDK's Responses model puts on the wire for an input list: the
 placeholder ids removed. Items of a provider without ids (the Chat Completions path) carry the
@@ -24,6 +27,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agents.models.fake_id import FAKE_RESPONSES_ID
+from openai.types.responses.response_input_file_content_param import (
+    ResponseInputFileContentParam,
+)
+from openai.types.responses.response_input_image_content_param import (
+    ResponseInputImageContentParam,
+)
+from openai.types.responses.response_input_text_content_param import (
+    ResponseInputTextContentParam,
+)
 
 __all__ = ["OUTPUTS", "InvalidInput", "KnownOutputs", "check_input", "wire_input"]
 
@@ -50,6 +62,20 @@ _FOLLOWERS = frozenset(
         "compaction",
     }
 )
+
+
+# Output content item type -> (its declared keys, the keys of which one must be set).
+_OUTPUT_CONTENT: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "input_text": (frozenset(ResponseInputTextContentParam.__annotations__), frozenset({"text"})),
+    "input_image": (
+        frozenset(ResponseInputImageContentParam.__annotations__),
+        frozenset({"image_url", "file_id"}),
+    ),
+    "input_file": (
+        frozenset(ResponseInputFileContentParam.__annotations__),
+        frozenset({"file_data", "file_url", "file_id"}),
+    ),
+}
 
 
 class InvalidInput(AssertionError):
@@ -215,9 +241,28 @@ def _check_followers(items: Sequence[Mapping[str, Any]], known: KnownOutputs) ->
             )
 
 
+def _check_output_content(items: Sequence[Mapping[str, Any]]) -> None:
+    for index, item in enumerate(items):
+        output = item.get("output")
+        if _kind(item) != "function_call_output" or isinstance(output, str):
+            continue
+        where = _describe(index, item)
+        if not isinstance(output, list) or not output:
+            raise InvalidInput(f"{where}: output is neither text nor a list of content items")
+        for part in output:
+            declared, needed = _OUTPUT_CONTENT.get(part.get("type"), (frozenset(), frozenset()))
+            if not declared:
+                raise InvalidInput(f"{where}: output content of type {part.get('type')!r}")
+            if not set(part) <= declared or not needed & set(part):
+                raise InvalidInput(f"{where}: malformed {part['type']} item {sorted(part)}")
+            if any(not isinstance(part[key], str) for key in needed & set(part)):
+                raise InvalidInput(f"{where}: {part['type']} item with a non-text value")
+
+
 def check_input(items: Sequence[Mapping[str, Any]], known: KnownOutputs = OUTPUTS) -> None:
     """Raise `InvalidInput` when `items` (a request's `input`) breaks a rule of the API."""
     _check_ids(items)
+    _check_output_content(items)
     _check_calls(items)
     _check_reasoning(items, known)
     _check_followers(items, known)

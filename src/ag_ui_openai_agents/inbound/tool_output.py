@@ -31,7 +31,7 @@ _SDK_FORMS: Mapping[str, str] = {"text": "input_text", "image": "input_image", "
 _FIELDS: Mapping[str, tuple[str, ...]] = {
     "input_text": ("text",),
     "input_image": ("image_url", "file_id", "detail"),
-    "input_file": ("file_data", "file_url", "file_id", "filename"),
+    "input_file": ("file_data", "file_url", "file_id", "filename", "detail"),
 }
 _SOURCES: Mapping[str, tuple[str, ...]] = {
     "input_text": ("text",),
@@ -138,9 +138,10 @@ def _document(part: DocumentPart, mark: Mapping[str, Any]) -> OutputItem:
     for key in ("file_url", "file_id"):
         if isinstance(mark.get(key), str):
             item[key] = mark[key]
-    filename = part.metadata.get("filename") if isinstance(part.metadata, Mapping) else None
-    if isinstance(filename, str):
-        item["filename"] = filename
+    metadata = part.metadata if isinstance(part.metadata, Mapping) else {}
+    for key in ("filename", "detail"):
+        if isinstance(metadata.get(key), str):
+            item[key] = metadata[key]
     return cast(OutputItem, item)
 
 
