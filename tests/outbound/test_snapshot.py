@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonpatch
 from ag_ui.core import (
+    ActivityMessage,
     AssistantMessage,
     BaseEvent,
     DeveloperMessage,
@@ -85,7 +87,25 @@ def client_messages(events: list[BaseEvent]) -> list[dict[str, Any]]:
             messages.append(message)
         elif kind == "REASONING_ENCRYPTED_VALUE":
             by_id[data["entity_id"]]["encrypted_value"] = data["encrypted_value"]
+        elif kind in ("ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"):
+            _activity(messages, by_id, event.model_dump(mode="json", by_alias=True))
     return messages
+
+
+def _activity(
+    messages: list[dict[str, Any]], by_id: dict[str, dict[str, Any]], data: dict[str, Any]
+) -> None:
+    """An activity message: pushed by its snapshot, patched by each delta."""
+    message = by_id.get(data["messageId"])
+    if message is None:
+        message = {"id": data["messageId"], "role": "activity", "content": {}}
+        message["activity_type"] = data["activityType"]
+        messages.append(message)
+        by_id[message["id"]] = message
+    if data["type"] == "ACTIVITY_SNAPSHOT":
+        message["content"] = data["content"]
+    else:
+        message["content"] = jsonpatch.apply_patch(message["content"], data["patch"])
 
 
 def _start_call(
@@ -110,6 +130,9 @@ def _start_call(
 def plain(message: Message) -> dict[str, Any]:
     """A snapshot message in the shape :func:`client_messages` builds."""
     out: dict[str, Any] = {"id": message.id, "role": message.role}
+    if isinstance(message, ActivityMessage):
+        out.update(content=message.content, activity_type=message.activity_type)
+        return out
     if isinstance(message, ToolMessage):
         out.update(tool_call_id=message.tool_call_id, content=message.content)
         return out
@@ -165,6 +188,7 @@ async def test_snapshot_matches_what_the_client_built_from_the_stream() -> None:
         "reasoning",
         "reasoning",
         "assistant",
+        "activity",  # the web search's progress, pushed when it started
         "tool",
         "tool",
         "tool",

@@ -16,6 +16,9 @@ from typing import Any, NoReturn
 
 import jsonpatch
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivityMessage,
+    ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
     EventType,
@@ -146,6 +149,7 @@ class _Checker:
         self.snapshot: tuple[int, MessagesSnapshotEvent] | None = None
         self.state: Any = NO_STATE
         self.states: list[Any] = []
+        self.activities: dict[str, tuple[str, Any]] = {}
         self.index = 0
 
     def fail(self, rule: str, detail: str, index: int | None = -1) -> NoReturn:
@@ -338,6 +342,8 @@ class _Checker:
         # A client keeps both copies of a message id it already holds, even after a snapshot.
         ok = call not in self.answered and call not in self.history.answered
         self.require(ok, "tool-result-duplicate", f"tool call {call!r} is already answered")
+        parts = not isinstance(event.content, str)
+        self.require(not (parts and self.pre_1_0), "pre-1.0-parts", "content parts before 1.0")
         self._claim_message_id(ident, "tool result")
         self.subs.result(call)
         self.answered.add(call)
@@ -347,6 +353,35 @@ class _Checker:
         self.require(self.snapshot is None, "snapshot-repeated", "a second MESSAGES_SNAPSHOT")
         self.require(not self.open, "snapshot-windows-open", f"open: {_names(self.open)}")
         self.snapshot = (self.index, event)
+        by_id = {message.id: message for message in event.messages}
+        for ident, (kind, content) in self.activities.items():
+            held = by_id.get(ident)
+            ok = isinstance(held, ActivityMessage) and (held.activity_type, held.content) == (
+                kind,
+                content,
+            )
+            self.require(ok, "snapshot-activity-mismatch", f"activity {ident!r} differs")
+
+    def _on_activity_snapshot(self, event: ActivitySnapshotEvent) -> None:
+        self.require(not self.pre_1_0, "pre-1.0-activity", "an activity before 1.0")
+        self.activities[event.message_id] = (event.activity_type, copy.deepcopy(event.content))
+
+    def _on_activity_delta(self, event: ActivityDeltaEvent) -> None:
+        self.require(not self.pre_1_0, "pre-1.0-activity", "an activity before 1.0")
+        held = self.activities.get(event.message_id)
+        if held is None:
+            self.fail(
+                "activity-delta-first", f"a delta before the snapshot of {event.message_id!r}"
+            )
+        ok = held[0] == event.activity_type
+        self.require(ok, "activity-type-changed", f"activity {event.message_id!r} changed type")
+        self.require(bool(event.patch), "activity-delta-empty", "a delta that changes nothing")
+        operations = [op.model_dump(mode="json", by_alias=True) for op in event.patch]
+        try:
+            content = jsonpatch.apply_patch(held[1], operations)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+            self.fail("activity-delta-invalid", f"the patch does not apply: {exc}")
+        self.activities[event.message_id] = (held[0], content)
 
     def _on_state_snapshot(self, event: StateSnapshotEvent) -> None:
         self.state = copy.deepcopy(event.snapshot)

@@ -22,7 +22,9 @@ __all__ = [
     "WireItem",
     "code_interpreter_call",
     "compaction",
+    "file_search_call",
     "function_call",
+    "image_generation_call",
     "mcp_call",
     "mcp_list_tools",
     "message",
@@ -149,7 +151,7 @@ def web_search_call(item_id: str, query: str) -> WireItem:
     """A hosted web search."""
     base = {"id": item_id, "type": "web_search_call"}
     return WireItem(
-        {**base, "status": "in_progress"},
+        {**base, "status": "in_progress", "action": {"type": "search"}},
         {
             **base,
             "status": "completed",
@@ -180,6 +182,36 @@ def code_interpreter_call(item_id: str, code: str, logs: str) -> WireItem:
         {**base, "status": "completed", "code": code, "outputs": [{"type": "logs", "logs": logs}]},
         events,
     )
+
+
+def file_search_call(item_id: str, queries: list[str], results: list[dict[str, Any]]) -> WireItem:
+    """A hosted file search; `results` are there when the request included them."""
+    base = {"id": item_id, "type": "file_search_call"}
+    return WireItem(
+        {**base, "status": "in_progress", "queries": []},
+        {**base, "status": "completed", "queries": queries, "results": results or None},
+        _progress("file_search_call", item_id, "in_progress", "searching", "completed"),
+    )
+
+
+def image_generation_call(item_id: str, partials: list[str], result: str) -> WireItem:
+    """A hosted image generation streaming partial images (base64), then its image."""
+    base = {"id": item_id, "type": "image_generation_call"}
+    events = _progress("image_generation_call", item_id, "in_progress", "generating")
+    events += [
+        {
+            "type": "response.image_generation_call.partial_image",
+            "item_id": item_id,
+            "partial_image_index": index,
+            "partial_image_b64": partial,
+            "output_format": "png",
+            "size": "1024x1024",
+        }
+        for index, partial in enumerate(partials)
+    ]
+    events += _progress("image_generation_call", item_id, "completed")
+    done = {**base, "status": "completed", "result": result, "output_format": "png"}
+    return WireItem({**base, "status": "in_progress", "result": None}, done, events)
 
 
 def mcp_list_tools(item_id: str, server_label: str, tools: list[str]) -> WireItem:
@@ -271,7 +303,7 @@ def responses_body(
     input_tokens, output_tokens, reasoning_tokens = usage
     totals = {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
         "total_tokens": input_tokens + output_tokens,

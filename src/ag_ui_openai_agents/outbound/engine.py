@@ -37,6 +37,7 @@ from agents import (
     StreamEvent,
 )
 
+from ag_ui_openai_agents.outbound.activities import PROGRESS_EVENTS, ActivityTranslation
 from ag_ui_openai_agents.outbound.reasoning import ReasoningTranslation
 from ag_ui_openai_agents.outbound.replay import provider_item
 from ag_ui_openai_agents.outbound.snapshot import build_messages_snapshot
@@ -78,6 +79,10 @@ RAW_EVENT_HANDLERS: dict[str, str] = {
     "response.completed": "translate_response_completed",
     "response.incomplete": "translate_response_incomplete",
     "response.failed": "translate_response_incomplete",
+    **dict.fromkeys(sorted(PROGRESS_EVENTS), "translate_hosted_progress"),
+    "response.code_interpreter_call_code.delta": "translate_code_delta",
+    "response.code_interpreter_call_code.done": "translate_code_done",
+    "response.image_generation_call.partial_image": "translate_partial_image",
 }
 
 # Responses stream events that deliberately produce nothing (their content arrives through
@@ -92,27 +97,9 @@ IGNORED_RAW_EVENT_TYPES: frozenset[str] = frozenset(
         "response.output_text.annotation.added",
         "response.refusal.done",
         "response.mcp_call_arguments.done",
-        "response.mcp_call.completed",
-        "response.mcp_call.failed",
-        "response.mcp_call.in_progress",
         "response.mcp_list_tools.completed",
         "response.mcp_list_tools.failed",
         "response.mcp_list_tools.in_progress",
-        "response.web_search_call.completed",
-        "response.web_search_call.in_progress",
-        "response.web_search_call.searching",
-        "response.file_search_call.completed",
-        "response.file_search_call.in_progress",
-        "response.file_search_call.searching",
-        "response.code_interpreter_call.in_progress",
-        "response.code_interpreter_call.interpreting",
-        "response.code_interpreter_call.completed",
-        "response.code_interpreter_call_code.delta",
-        "response.code_interpreter_call_code.done",
-        "response.image_generation_call.completed",
-        "response.image_generation_call.generating",
-        "response.image_generation_call.in_progress",
-        "response.image_generation_call.partial_image",
         "response.audio.delta",
         "response.audio.done",
         "response.audio.transcript.delta",
@@ -170,7 +157,9 @@ _ITEM_DONE: dict[str, str] = {
 }
 
 
-class OpenAIToAGUITranslator(TextTranslation, ToolTranslation, ReasoningTranslation):
+class OpenAIToAGUITranslator(
+    ActivityTranslation, TextTranslation, ToolTranslation, ReasoningTranslation
+):
     """Translate the SDK stream of ONE run into AG-UI events. Create a fresh one per run."""
 
     raw_event_handlers: ClassVar[dict[str, str]] = RAW_EVENT_HANDLERS

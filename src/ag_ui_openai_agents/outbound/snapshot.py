@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 from ag_ui.core import (
+    ActivityMessage,
     AssistantMessage,
     FunctionCall,
     Message,
@@ -20,6 +22,7 @@ from ag_ui_openai_agents.outbound.replay import (
     replay_metadata,
 )
 from ag_ui_openai_agents.outbound.windows import (
+    Activity,
     AssistantGroup,
     Produced,
     ReasoningWindow,
@@ -95,6 +98,14 @@ def produced_messages(produced: Sequence[Produced]) -> list[Message]:
             messages.append(
                 ToolMessage(
                     id=entry.message_id, tool_call_id=entry.tool_call_id, content=entry.content
+                )
+            )
+        elif isinstance(entry, Activity):
+            messages.append(
+                ActivityMessage(
+                    id=entry.message_id,
+                    activity_type=entry.activity_type,
+                    content=copy.deepcopy(entry.shown),
                 )
             )
         elif isinstance(entry, SubagentSlot):

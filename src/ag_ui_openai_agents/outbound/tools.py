@@ -104,9 +104,11 @@ class ToolTranslation:
         return self._start_call(window, self.book.take_early_args(output_index))
 
     def translate_hosted_call_item_added(self, item: Any, output_index: int) -> list[BaseEvent]:
-        """A hosted call starts; its arguments (if any) are described when it is done."""
+        """A hosted call starts (with its activity, for a 1.0 client); its arguments (if any)
+        are described when it is done."""
         window = self._new_call(item, output_index)
-        return self._start_call(window, self.book.take_early_args(output_index))
+        out = self._start_call(window, self.book.take_early_args(output_index))
+        return out + self.activity_opened(window, item)
 
     def translate_function_call_arguments_delta(self, event: Any) -> list[BaseEvent]:
         """Argument chunks, keyed by output index; buffered until the call has started."""
@@ -173,6 +175,14 @@ class ToolTranslation:
         return self.emit_result(call_id, output_text(_field(raw, "output")))
 
     # Helpers ------------------------------------------------------------------------------------
+
+    def activity_opened(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:
+        """Hook: the activity of a hosted call that starts (see ``activities.py``)."""
+        return []
+
+    def activity_closed(self, window: ToolCallWindow, item: Any) -> list[BaseEvent]:
+        """Hook: the last change of a hosted call's activity, when the call is done."""
+        return []
 
     def result_due(self, call_id: str, content: str) -> list[BaseEvent]:
         """Hook: events due just before the result of ``call_id`` (none here; the engine closes
@@ -259,6 +269,7 @@ class ToolTranslation:
         if item is not None and window.hosted:
             if window.replay.item is None and window.replay.item_id is not None:
                 window.replay.item = provider_item(item)
+            out += self.activity_closed(window, item)
             if not window.answered:
                 out += self._hosted_result(window, item)
         return out

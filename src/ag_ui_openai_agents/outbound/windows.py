@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ag_ui_openai_agents.outbound.media import ResultPart
 from ag_ui_openai_agents.outbound.replay import ReplayInfo, ReplayRecorder
@@ -100,6 +100,24 @@ class ToolCallWindow:
     """The client answers the call (a frontend tool); it stays pending."""
     replay: ReplayInfo = field(default_factory=ReplayInfo)
     """What replaying the item to the provider needs (see ``replay.py``)."""
+    activity: Activity | None = None
+    """The hosted call's activity message (1.0 clients; see ``activities.py``)."""
+
+
+@dataclass(eq=False, slots=True)
+class Activity:
+    """The activity message of a hosted call: ACTIVITY_SNAPSHOT, then ACTIVITY_DELTA patches."""
+
+    message_id: str
+    """``f"{tool_call_id}-activity"``."""
+    activity_type: str
+    """``web_search``, ``file_search``, ``code_interpreter``, ``image_generation``, ``mcp_call``."""
+    content: dict[str, Any]
+    """The activity's latest content (the snapshot's)."""
+    shown: dict[str, Any] = field(default_factory=dict)
+    """The content the client holds (streamed code may wait to be sent)."""
+    code_waiting: int = 0
+    """Characters of streamed code not sent yet."""
 
 
 @dataclass(eq=False, slots=True)
@@ -179,7 +197,7 @@ class SubagentSlot:
     """The subagent engine's ``WindowBook.produced`` (the same list, growing as it streams)."""
 
 
-Produced = AssistantGroup | ReasoningWindow | ToolResult | SubagentSlot
+Produced = AssistantGroup | ReasoningWindow | ToolResult | SubagentSlot | Activity
 Window = TextWindow | ToolCallWindow | ReasoningWindow
 
 
@@ -293,6 +311,12 @@ class WindowBook:
         """Record a tool result message; it ends the current assistant message."""
         self.end_group()
         self.produced.append(result)
+
+    def add_activity(self, activity: Activity) -> None:
+        """Record an activity message; like a result, it ends the current assistant message
+        (the client has pushed it after the message)."""
+        self.end_group()
+        self.produced.append(activity)
 
     def open_windows(self) -> list[Window]:
         """Every window still open, in the order it was created."""
