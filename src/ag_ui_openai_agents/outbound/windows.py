@@ -113,9 +113,9 @@ class Activity:
     activity_type: str
     """``web_search``, ``file_search``, ``code_interpreter``, ``image_generation``, ``mcp_call``."""
     content: dict[str, Any]
-    """The activity's latest content (the snapshot's)."""
+    """The activity's latest content (streamed code may not be sent yet)."""
     shown: dict[str, Any] = field(default_factory=dict)
-    """The content the client holds (streamed code may wait to be sent)."""
+    """The content the client holds; MESSAGES_SNAPSHOT restates it."""
     code_waiting: int = 0
     """Characters of streamed code not sent yet."""
 
