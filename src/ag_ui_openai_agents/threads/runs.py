@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from typing import Any, TypeAlias, Union
 from urllib.parse import quote
@@ -67,8 +67,10 @@ thread; :func:`single_user_threads` says a server has one user."""
 MAX_THREAD_KEY_LENGTH = 512
 """The longest key ``thread_key`` may return (characters); a longer one refuses the request."""
 
-Inner = Callable[[RunAgentInput, str], AsyncGenerator[BaseEvent, None]]
-"""The wrapper's stateless run of a (trusted) request, with the thread's store key."""
+Inner = Callable[[RunAgentInput, str, Sequence[Interrupt]], AsyncGenerator[BaseEvent, None]]
+"""The wrapper's stateless run of a (trusted) request, with the thread's store key and the
+approval interrupts the thread is paused on (asked again as they are, exempt from the resume
+limits)."""
 
 _single_user_warning = {"given": False}
 
@@ -265,7 +267,7 @@ class _Turn:
         recorder = Recorder(trusted)
         completed = False
         try:
-            async with aclosing(inner(trusted, self.key)) as stream:
+            async with aclosing(inner(trusted, self.key, thread.interrupts)) as stream:
                 while True:
                     try:
                         event = await anext(stream)
