@@ -160,6 +160,21 @@ async def test_a_message_while_a_large_pause_waits_keeps_it_answerable(
     assert results(run.snapshot) == [f"Refunded A-{n}" for n in range(CALLS)]
 
 
+async def test_a_partial_answer_keeps_the_other_interrupts_as_they_were(
+    tmp_path: Path, version: str | None
+) -> None:
+    s = Shop()
+    chat = Conversation(s.wrapper(SQLiteThreadStore(tmp_path / "t.db")), version)
+    interrupts = await paused(chat, stored=True)
+
+    first = await chat.send(chat.request([], resume=answer(interrupts[:40], True)))
+    rest = await chat.send(chat.request([], resume=answer(first.interrupts, False)))
+
+    assert first.interrupts == interrupts[40:]
+    assert sorted(s.refunds) == sorted(f"call_{n}" for n in range(40))
+    assert finished_without_a_pause(rest) and rest.text == f"{CALLS} answered"
+
+
 async def test_a_signed_pause_over_the_limits_is_answered_without_a_store(
     version: str | None,
 ) -> None:

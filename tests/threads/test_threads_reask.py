@@ -75,3 +75,28 @@ async def test_every_message_while_paused_re_asks_the_same_interrupt(
     assert s.model.call_count == 2  # the pause and the resumed turn; no waiting turn
     assert s.refunds == [(CALL, "7")]
     assert results(resumed.snapshot, CALL) == ["Refund issued for 7"]
+
+
+async def test_a_pause_past_its_age_is_asked_again_freshly_signed(
+    tmp_path: Path, version: str | None
+) -> None:
+    """The store proves the pause, so once its signature expired the call is asked again
+    with a fresh one (a client refuses an interrupt past its expiresAt)."""
+    now = [1_800_000_000.0]
+    signer = ApprovalSigner.from_secret(SECRET, max_age=60, clock=lambda: now[0])
+    s = shop()
+    store = SQLiteThreadStore(tmp_path / "threads.db")
+    chat = Conversation(s.wrapper(store, approvals=Approvals(signer=signer)), version)
+    (paused,) = (await chat.say("Refund order 7", "user-1")).interrupts
+
+    now[0] += 61
+    (asked,) = (await chat.say("Sorry, I was away.", "user-2")).interrupts
+    (reloaded,) = (await chat.send(chat.request([]))).interrupts
+    resumed = await chat.send(chat.request([], resume=[approve(asked)]))
+
+    assert asked.tool_call_id == CALL and asked.id != paused.id
+    assert asked.expires_at is not None and paused.expires_at is not None
+    assert asked.expires_at > paused.expires_at
+    assert reloaded == asked
+    assert s.refunds == [(CALL, "7")]
+    assert results(resumed.snapshot, CALL) == ["Refund issued for 7"]

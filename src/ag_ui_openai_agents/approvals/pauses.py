@@ -9,7 +9,8 @@ is proven is the server's own doing:
   paused on more calls than the limits can still be approved, rejected or left waiting while
   the person writes, and so is never a dead thread;
 * a recorded call left undecided is asked again with the interrupt the store holds, its
-  signature included, so an approval sent after a reload still proves its pause.
+  signature included, so an approval sent after a reload still proves its pause (once that
+  signature has expired, with a fresh one, as an expired approval is).
 
 The limits count only the rest. Checking a signature costs one HMAC; a request within its
 limits checks none here, and one over them stops at the first unproven call past the limit, so
@@ -32,6 +33,7 @@ from ag_ui_openai_agents.approvals.signing import (
     SignatureCheck,
     split_interrupt_id,
 )
+from ag_ui_openai_agents.approvals.verify import EXPIRED_APPROVAL_MESSAGE
 
 _GENUINE = frozenset({SignatureCheck.VALID, SignatureCheck.EXPIRED})
 
@@ -69,17 +71,22 @@ class Pauses:
         self, call: HistoryCall, params_schema: Mapping[str, Any] | None
     ) -> Interrupt | None:
         """The interrupt that asks again about ``call``, undecided: the recorded one as it was
-        (None when the store recorded no pause on it). A pause recorded unsigned, before
-        signing was turned on, is signed now: the store proves it."""
+        while its signature holds (None when the store recorded no pause on it). A recorded
+        pause whose signature no longer holds (expired, signed with a retired key, or recorded
+        before signing was turned on) is signed afresh: the store proves it."""
         interrupt = self._recorded.get(call.call_id)
-        if interrupt is None or self.signer is None or split_interrupt_id(interrupt.id)[1]:
+        if interrupt is None or self.signer is None:
             return interrupt
         subject = ApprovalSubject(self.binding, call.call_id, call.name, call.arguments)
+        verdict = self.signer.check(subject, split_interrupt_id(interrupt.id)[1])
+        if verdict is SignatureCheck.VALID:
+            return interrupt
         return approval_interrupt(
             call.call_id,
             call.name,
             call.arguments,
             signature=self.signer.sign(subject),
+            message=EXPIRED_APPROVAL_MESSAGE if verdict is SignatureCheck.EXPIRED else None,
             params_schema=params_schema,
         )
 
