@@ -12,11 +12,11 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import AgentCapabilities, BaseEvent, RunAgentInput, RunErrorEvent
+from ag_ui.core import AgentCapabilities, BaseEvent, Interrupt, RunAgentInput, RunErrorEvent
 from agents import Agent, RunConfig, RunContextWrapper, Runner
 
 from ag_ui_openai_agents.approvals.limits import ResumeLimitError
@@ -202,14 +202,20 @@ class OpenAIAgentsAgent:
             stream = self._run_stateless(run_input, request)
         else:
             stream = self.threads.run(
-                run_input, request, lambda trusted, key: self._run_stateless(trusted, request, key)
+                run_input,
+                request,
+                lambda trusted, key, paused: self._run_stateless(trusted, request, key, paused),
             )
         async with aclosing(stream):
             async for event in stream:
                 yield event
 
     async def _run_stateless(
-        self, run_input: RunAgentInput, request: Any, thread_key: str | None = None
+        self,
+        run_input: RunAgentInput,
+        request: Any,
+        thread_key: str | None = None,
+        paused: Sequence[Interrupt] = (),
     ) -> AsyncGenerator[BaseEvent, None]:
         """Run the agent for one request taken as the truth.
 
@@ -221,7 +227,7 @@ class OpenAIAgentsAgent:
         state = SharedState(run_input.state)
         try:
             with use_shared_state(state):
-                events, resumed = await self._start(run_input, request, thread_key)
+                events, resumed = await self._start(run_input, request, thread_key, paused)
         except ResumeLimitError as exc:
             yield run_started(run_input)
             if not self.lifecycle.emit_run_error:
@@ -253,7 +259,11 @@ class OpenAIAgentsAgent:
         return failed_run(exc, chosen, policy=wrapper_policy(self.expose_error_details))
 
     async def _start(
-        self, run_input: RunAgentInput, request: Any, thread_key: str | None
+        self,
+        run_input: RunAgentInput,
+        request: Any,
+        thread_key: str | None,
+        paused: Sequence[Interrupt] = (),
     ) -> tuple[Any, ResumedToolCalls]:
         """Answer open calls, then start the SDK run (None when approvals are undecided)."""
         run_config = self.run_config
@@ -268,6 +278,7 @@ class OpenAIAgentsAgent:
             approvals=self.approvals,
             request=request,
             thread_key=thread_key,
+            paused=paused,
         )
         if resumed.open_interrupts:
             return None, resumed

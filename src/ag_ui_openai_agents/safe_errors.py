@@ -10,8 +10,9 @@ be taken out again. The policies (docs/errors.md says the same for users):
   (code None), else the exception's text and class name;
 - :func:`safe_errors`, the wrapper's and ``agui_sse_response``'s: the package's own errors
   written for the client (:class:`ResumeLimitError`, :class:`UnresumableApprovalError`) keep
-  their text and code; any other exception becomes the application's message, or
-  :data:`AGENT_ERROR_MESSAGE`, with the code :data:`AGENT_ERROR_CODE`;
+  their text and code, and so does an exception a run already reported with a code of its own
+  (:func:`told_client`: the thread errors); any other exception becomes the application's
+  message, or :data:`AGENT_ERROR_MESSAGE`, with the code :data:`AGENT_ERROR_CODE`;
 - :func:`detailed_errors`, ``expose_error_details=True`` (development): the exception's text
   and class name, always.
 
@@ -24,6 +25,7 @@ the one in force when ``to_agui`` builds its RUN_ERROR; elsewhere it is :func:`s
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
@@ -70,10 +72,33 @@ def detailed_errors(exc: Exception, chosen: str | None) -> ClientError:
     return ClientError(exception_text(exc), type(exc).__name__)
 
 
+_TOLD = "_ag_ui_openai_agents_client_error"
+"""The attribute :func:`told_client` leaves on an exception."""
+
+
+def told_client(exc: BaseException, error: ClientError) -> None:
+    """Record on ``exc`` that its run's client was told ``error`` (a documented code, such as
+    ``THREAD_STORE_ERROR``), before ``exc`` is raised again for the server's log: an edge that
+    builds a RUN_ERROR from ``exc`` (the route, when the run's own RUN_ERROR did not reach it)
+    then says the same under :func:`safe_errors`."""
+    with contextlib.suppress(AttributeError, TypeError):  # a type that takes no attribute
+        setattr(exc, _TOLD, error)
+
+
+def client_error_of(exc: BaseException) -> ClientError | None:
+    """What :func:`told_client` recorded on ``exc``, if anything."""
+    told = getattr(exc, _TOLD, None)
+    return told if isinstance(told, ClientError) else None
+
+
 def safe_errors(exc: Exception, chosen: str | None) -> ClientError:
-    """No exception text, except the package's own errors written for the client."""
+    """No exception text, except the package's own errors written for the client (and what a
+    run already told its client about ``exc``)."""
     if isinstance(exc, (ResumeLimitError, UnresumableApprovalError)):
         return ClientError(exception_text(exc), exc.code)
+    told = client_error_of(exc)
+    if told is not None:
+        return told
     message = chosen if chosen is not None and chosen.strip() else AGENT_ERROR_MESSAGE
     return ClientError(message, AGENT_ERROR_CODE)
 

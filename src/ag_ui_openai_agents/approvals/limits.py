@@ -1,7 +1,9 @@
 """Internal: how much one request may ask ``resume_tool_calls`` to match.
 
-Both counts are checked before any entry is looked at, any signature checked or any tool run,
-so a request over a limit costs no more than reading it. The names are exported by
+Both counts are checked before any tool runs. They count what a client sends, not what the
+server provably paused on (:mod:`.pauses`): a request within them is checked by counting
+alone; one over them has its proofs checked, and at most ``max_open_calls + 1`` forged ones
+before it is refused, so it costs little more than reading it. The names are exported by
 :mod:`ag_ui_openai_agents.approvals.resume`.
 """
 
@@ -24,7 +26,9 @@ class ResumeLimits:
 
     A paused run asks one interrupt per call it paused on, so an honest request carries no more
     entries than its last model turn made calls; both defaults sit far above what a model turn
-    makes and far below what slows a server.
+    makes and far below what slows a server. Calls the server provably paused on (recorded by
+    a thread store, or answered with a genuine signature) and their one answer each are not
+    counted, so a pause on more calls than these is still answered whole.
     """
 
     max_entries: int = DEFAULT_MAX_RESUME_ENTRIES

@@ -49,6 +49,7 @@ from ag_ui_openai_agents.approvals.interrupts import (
 )
 from ag_ui_openai_agents.approvals.limits import RESUME_LIMIT_CODE, ResumeLimitError, ResumeLimits
 from ag_ui_openai_agents.approvals.options import Approvals
+from ag_ui_openai_agents.approvals.pauses import Pauses
 from ag_ui_openai_agents.approvals.screening import Offered, denied, invalid_decisions
 from ag_ui_openai_agents.approvals.signing import ApprovalSigner
 from ag_ui_openai_agents.approvals.tools import (
@@ -143,6 +144,7 @@ async def resume_tool_calls(
     approvals: Approvals | None = None,
     request: Any = None,
     thread_key: str | None = None,
+    paused: Sequence[Interrupt] = (),
 ) -> ResumedToolCalls:
     """Answer the tool calls the history left open, before the model runs again.
 
@@ -167,17 +169,22 @@ async def resume_tool_calls(
     thread kept on the server, or else the request's thread id): otherwise nothing runs and
     ``refusals`` says why. An approval older than the signer's ``max_age`` is asked again with
     a fresh interrupt. Its ``limits`` cap the request: over them, :class:`ResumeLimitError` is
-    raised before anything is matched or run. Its ``authorize`` hook sees every approved call,
+    raised before any tool runs; they count only what the server did not provably pause on.
+    ``paused``: the approval interrupts a thread store recorded for the thread (what the server
+    paused on, proven by the store): their calls are exempt from the limits, and one left
+    undecided is asked again with its recorded interrupt, signature and all. A call answered
+    with a genuine signature is exempt too. Its ``authorize`` hook sees every approved call,
     with ``request`` (the HTTP request, when there is one), before any runs; one refusal runs
     nothing and lists refusals with code ``APPROVAL_DENIED``. The result carries the settings:
     pass it to ``to_agui(..., resumed=...)``, which signs the run's new interrupts.
     """
     approvals = approvals or _DEFAULT_APPROVALS
     entries = run_input.resume or []
-    approvals.limits.check_entries(len(entries))
     calls = [c for c in open_calls(run_input.messages) if c.name not in HOSTED_CALL_TYPES]
-    approvals.limits.check_open_calls(len(calls))
     index = ResumeIndex(calls, entries)
+    binding = thread_key if thread_key is not None else run_input.thread_id
+    pauses = Pauses(paused, approvals.signer, binding)
+    pauses.check_limits(approvals.limits, calls, entries, index)
     _warn_unmatched_entries(index.unmatched)
 
     def done(result: ResumedToolCalls) -> ResumedToolCalls:
@@ -194,16 +201,15 @@ async def resume_tool_calls(
     offered = Offered(catalog, approvals)
     renewed: dict[HistoryCall, Interrupt] = {}
     if approvals.signer is not None:
-        binding = thread_key if thread_key is not None else run_input.thread_id
         checked = check_answers(approvals.signer, binding, answers, offered.schema_of)
         if checked.refusals:
-            return done(_refused(run_input, calls, checked.refusals, offered))
+            return done(_refused(run_input, calls, checked.refusals, offered, pauses))
         answers, renewed = checked.answers, checked.renewed
     refusals = invalid_decisions(answers, catalog, approvals)
     if not refusals:
         refusals = await denied(answers, renewed, catalog, approvals, run_input, request)
     if refusals:
-        return done(_refused(run_input, calls, refusals, offered))
+        return done(_refused(run_input, calls, refusals, offered, pauses))
     taken = {message.id for message in run_input.messages}
     resolver = _Resolver(
         offered,
@@ -212,6 +218,7 @@ async def resume_tool_calls(
         run_context,
         taken,
         signed=approvals.signer is not None,
+        pauses=pauses,
     )
     for call, entry in answers:
         if call in renewed:
@@ -285,11 +292,14 @@ def _refused(
     open_calls: Sequence[HistoryCall],
     refusals: Sequence[ApprovalRefusal],
     offered: Offered,
+    pauses: Pauses,
 ) -> ResumedToolCalls:
-    """The result of a request whose answers were refused: nothing answered, nothing run."""
+    """The result of a request whose answers were refused: nothing answered, nothing run.
+    A refused call is asked again as the store recorded it, when it did."""
     calls = {c.call_id: c for c in open_calls}
     interrupts = [
-        approval_interrupt(
+        pauses.asked_again(calls[r.call_id], offered.params_schema(r.tool_name))
+        or approval_interrupt(
             r.call_id,
             r.tool_name,
             calls[r.call_id].arguments,
@@ -321,8 +331,10 @@ class _Resolver:
         taken_ids: set[str],
         *,
         signed: bool,
+        pauses: Pauses,
     ) -> None:
         self._offered = offered
+        self._pauses = pauses
         self._catalog = offered.catalog
         self._signed = signed
         self._context = context
@@ -341,11 +353,9 @@ class _Resolver:
         candidates = self._catalog.candidates(call.name)
         if entry is None:
             if any(may_need_approval(c.tool) for c in candidates):
-                interrupt = approval_interrupt(
-                    call.call_id,
-                    call.name,
-                    call.arguments,
-                    params_schema=self._offered.params_schema(call.name),
+                schema = self._offered.params_schema(call.name)
+                interrupt = self._pauses.asked_again(call, schema) or approval_interrupt(
+                    call.call_id, call.name, call.arguments, params_schema=schema
                 )
                 self._interrupts.setdefault(call.call_id, interrupt)
             else:

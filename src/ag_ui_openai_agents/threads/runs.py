@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from typing import Any, TypeAlias, Union
 from urllib.parse import quote
@@ -44,7 +44,7 @@ from ag_ui_openai_agents.errors import (
     THREAD_STORE_CODE,
     THREAD_STORE_MESSAGE,
 )
-from ag_ui_openai_agents.safe_errors import ClientError
+from ag_ui_openai_agents.safe_errors import ClientError, told_client
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.record import StoredThread
 from ag_ui_openai_agents.threads.recorder import Recorder
@@ -67,8 +67,10 @@ thread; :func:`single_user_threads` says a server has one user."""
 MAX_THREAD_KEY_LENGTH = 512
 """The longest key ``thread_key`` may return (characters); a longer one refuses the request."""
 
-Inner = Callable[[RunAgentInput, str], AsyncGenerator[BaseEvent, None]]
-"""The wrapper's stateless run of a (trusted) request, with the thread's store key."""
+Inner = Callable[[RunAgentInput, str, Sequence[Interrupt]], AsyncGenerator[BaseEvent, None]]
+"""The wrapper's stateless run of a (trusted) request, with the thread's store key and the
+approval interrupts the thread is paused on (asked again as they are, exempt from the resume
+limits)."""
 
 _single_user_warning = {"given": False}
 
@@ -134,15 +136,15 @@ class ThreadRuns:
         """The events of one request on its thread."""
         try:
             key = await self.key(run_input.thread_id, request)
-        except Exception:  # re-raised: the edge logs it
-            for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE):
+        except Exception as exc:  # re-raised: the edge logs it
+            for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE, exc):
                 yield event
             raise
         try:
             document = await self.store.load(key)
             stored = StoredThread.from_json(document) if document is not None else None
-        except Exception:  # re-raised: the edge logs it
-            for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
+        except Exception as exc:  # re-raised: the edge logs it
+            for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE, exc):
                 yield event
             raise
         merged = merge(stored, run_input)
@@ -200,13 +202,15 @@ class ThreadRuns:
             for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
                 yield event
             return
-        except ThreadLockLostError:
+        except ThreadLockLostError as exc:
+            told_client(exc, ClientError(THREAD_LOST_MESSAGE, THREAD_LOST_CODE))
             for event in shown.ending(run_input, THREAD_LOST_CODE, THREAD_LOST_MESSAGE):
                 yield event
             raise
-        except Exception:
+        except Exception as exc:
             if turn.run_failed:
                 raise
+            told_client(exc, ClientError(THREAD_STORE_MESSAGE, THREAD_STORE_CODE))
             for event in shown.ending(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE):
                 yield event
             raise
@@ -265,7 +269,7 @@ class _Turn:
         recorder = Recorder(trusted)
         completed = False
         try:
-            async with aclosing(inner(trusted, self.key)) as stream:
+            async with aclosing(inner(trusted, self.key, thread.interrupts)) as stream:
                 while True:
                     try:
                         event = await anext(stream)
@@ -345,9 +349,15 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
     ]
 
 
-def _failed(run_input: RunAgentInput, code: str, message: str) -> list[BaseEvent]:
-    """RUN_STARTED then the RUN_ERROR ``code``: a run refused before anything ran."""
-    return [run_started(run_input), run_error(ClientError(message, code))]
+def _failed(
+    run_input: RunAgentInput, code: str, message: str, exc: BaseException | None = None
+) -> list[BaseEvent]:
+    """RUN_STARTED then the RUN_ERROR ``code``: a run refused before anything ran (because
+    of ``exc``, re-raised after: it carries the same code to the edge)."""
+    error = ClientError(message, code)
+    if exc is not None:
+        told_client(exc, error)
+    return [run_started(run_input), run_error(error)]
 
 
 def _log_ignored(key: str, merged: Merged) -> None:
