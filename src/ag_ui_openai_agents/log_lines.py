@@ -2,24 +2,28 @@
 
 Much of what the package logs comes from the client: ids, MIME types, whole lists of what a
 request named. A line that quotes it is cut (:func:`clipped`), so a request of megabytes never
-makes a log line of megabytes. A request that repeats one mistake many times (200,000 parts of
-an unknown MIME type) logs it once: inside :func:`summarised_warnings`, the warnings of the
-loggers passed to :func:`summarise_repeats` are held, and each kind of warning (its logger and
-its format string) is logged once when the scope ends, the first of its kind with the number
-of others like it.
+makes a log line of megabytes; :class:`BoundedLines` cuts every message of the package's
+loggers (the endpoint puts it on them, with the run's ids).
+
+A request that repeats one mistake many times (200,000 parts of an unknown MIME type) logs it
+once: inside :func:`summarised_warnings`, the warnings of the loggers passed to
+:func:`summarise_repeats` are held, and each kind of warning (its logger and its format string)
+is logged once when the scope ends, the first of its kind with the number of others like it.
 """
 
 from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "MAX_ID_TEXT",
     "MAX_LINE_TEXT",
+    "BoundedLines",
     "clipped",
     "summarise_repeats",
     "summarised_warnings",
@@ -41,6 +45,21 @@ def clipped(text: str, limit: int = MAX_LINE_TEXT) -> str:
         return text
     suffix = f"... [{len(text)} characters, cut]"
     return text[: max(0, limit - len(suffix))] + suffix
+
+
+class BoundedLines(logging.Filter):
+    """Cuts a record's message to :data:`MAX_LINE_TEXT` characters (a message within the bound,
+    and the record's traceback, are left as they are)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args or len(str(record.msg)) > MAX_LINE_TEXT:
+            try:
+                message = record.getMessage()
+            except Exception:  # the handler reports a record it cannot format
+                return True
+            if len(message) > MAX_LINE_TEXT:
+                record.msg, record.args = clipped(message), None
+        return True
 
 
 @dataclass
@@ -80,11 +99,28 @@ class _HoldRepeats(logging.Filter):
 _HOLD = _HoldRepeats()
 
 
-def summarise_repeats(logger: logging.Logger) -> logging.Logger:
-    """``logger``, its warnings held while a :func:`summarised_warnings` scope is open."""
+class _Repeats(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """A logger whose repeated warnings in a scope are counted without making a record."""
+
+    def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, Any]:
+        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1  # the caller, not the adapter
+        return msg, kwargs
+
+    def warning(self, msg: object, *args: object, **kwargs: Any) -> None:
+        held = _scope.get()
+        kind = held.kinds.get((self.logger.name, str(msg))) if held is not None else None
+        if kind is not None:
+            kind.count += 1
+            return
+        self.log(logging.WARNING, msg, *args, **kwargs)
+
+
+def summarise_repeats(logger: logging.Logger) -> logging.LoggerAdapter:  # type: ignore[type-arg]
+    """``logger``, its warnings held while a :func:`summarised_warnings` scope is open (the
+    first of a kind makes a record; the next ones are only counted)."""
     if _HOLD not in logger.filters:
         logger.addFilter(_HOLD)
-    return logger
+    return _Repeats(logger, {})
 
 
 @contextmanager
