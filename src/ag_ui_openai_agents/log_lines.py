@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,16 +102,13 @@ _HOLD = _HoldRepeats()
 class _Repeats(logging.LoggerAdapter):  # type: ignore[type-arg]
     """A logger whose repeated warnings in a scope are counted without making a record."""
 
-    def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, Any]:
-        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1  # the caller, not the adapter
-        return msg, kwargs
-
     def warning(self, msg: object, *args: object, **kwargs: Any) -> None:
         held = _scope.get()
         kind = held.kinds.get((self.logger.name, str(msg))) if held is not None else None
         if kind is not None:
             kind.count += 1
             return
+        kwargs["stacklevel"] = kwargs.get("stacklevel", 1) + 1  # the caller, not this method
         self.log(logging.WARNING, msg, *args, **kwargs)
 
 
