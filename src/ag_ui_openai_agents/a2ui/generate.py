@@ -40,11 +40,13 @@ from agents import (
 
 from ag_ui_openai_agents.a2ui.recovery import (
     chosen_catalog,
+    failure_summary,
     generate_with_recovery,
     surface_envelope,
 )
 from ag_ui_openai_agents.a2ui.render import RENDER_TOOL_NAME, CallContext, Renderer
 from ag_ui_openai_agents.inbound.messages import AGUIToOpenAITranslator
+from ag_ui_openai_agents.log_lines import clipped
 
 __all__ = ["A2UI", "A2UIRequest", "marked_render_tool"]
 
@@ -186,7 +188,7 @@ class _Generation:
             guidelines=self.guidelines,
         )
         if prep.get("error"):
-            logger.warning("A2UI request could not be prepared: %s", prep["error"])
+            logger.warning("A2UI request could not be prepared: %s", clipped(prep["error"]))
             return cast(str, wrap_error_envelope(prep["error"]))
         update_of = target if prep["is_update"] else None
         config = self.config
@@ -213,7 +215,7 @@ class _Generation:
             max_attempts=config.max_attempts,
         )
         if not outcome.ok:
-            logger.warning("A2UI generation failed: %s", outcome.attempts)
+            logger.warning("A2UI generation failed: %s", failure_summary(outcome))
         return outcome.envelope
 
     def _history(self) -> list[TResponseInputItem]:

@@ -6,7 +6,12 @@ blocking callback. :func:`generate_with_recovery` is the same loop as a coroutin
 toolkit's pure pieces (``augment_prompt_with_validation_errors``, ``validate_a2ui_components``),
 so each attempt is awaited on the run's own event loop and cancelling the call cancels the
 attempt in flight. Its attempt records and its failure envelope are the toolkit's, byte for byte
-(``tests/a2ui/test_a2ui_recovery.py`` runs both loops on the same answers).
+(``tests/a2ui/test_a2ui_recovery.py`` runs both loops on the same answers), with one difference:
+the errors of an attempt are bounded (:func:`bounded_errors`). The toolkit's validator reports
+each child-reference cycle with its whole chain, so its error text can grow with the square of
+the render output; here at most :data:`MAX_ERRORS` errors of an attempt, each cut to
+:data:`MAX_ERROR_TEXT` characters, reach the retry's prompt, the failure envelope and the log,
+and a failed attempt costs at most a few kilobytes whatever the model wrote.
 
 The envelope of a valid surface (:func:`surface_envelope`) is built from the toolkit's
 ``assemble_ops``, with the catalog the surface is created in chosen by :func:`chosen_catalog`.
@@ -27,12 +32,18 @@ from ag_ui_a2ui_toolkit import (
     wrap_as_operations_envelope,
 )
 
+from ag_ui_openai_agents.log_lines import clipped
+
 __all__ = [
+    "MAX_ERRORS",
+    "MAX_ERROR_TEXT",
     "NO_RENDER_CALL",
     "Attempt",
     "Outcome",
+    "bounded_errors",
     "chosen_catalog",
     "exhausted_envelope",
+    "failure_summary",
     "generate_with_recovery",
     "surface_envelope",
 ]
@@ -48,6 +59,15 @@ NO_RENDER_CALL: dict[str, str] = {
 }
 """The error an attempt without a ``render_a2ui`` call counts as (the toolkit's)."""
 
+MAX_ERRORS = 20
+"""The errors of one attempt that are kept; the rest are counted in one ``too_many_errors``
+error. Twenty name a model's typical mistakes (a few wrong components, a missing root) in full,
+and bound a retry's prompt to about 10 kB of errors."""
+
+MAX_ERROR_TEXT = 300
+"""The characters kept of an error's message (and of its path): a cycle's chain or a long id is
+cut there, with the number of characters left out."""
+
 _PLACEHOLDER_CATALOG = "basic"
 """A catalog id models write when told of "the basic catalog": the middleware ignores it too."""
 
@@ -62,6 +82,8 @@ class Outcome:
     """One record per attempt: ``{"attempt": n, "ok": bool, "errors": [...]}``."""
     ok: bool
     """Whether an attempt was valid."""
+    error_counts: tuple[int, ...] = ()
+    """How many errors each attempt had, before :func:`bounded_errors` kept the first ones."""
 
 
 async def generate_with_recovery(
@@ -75,15 +97,50 @@ async def generate_with_recovery(
     """Generate until a surface validates, at most ``max_attempts`` times; each retry's prompt
     lists the previous attempt's errors. A valid attempt is never retried."""
     records: list[dict[str, Any]] = []
+    counts: list[int] = []
     errors: list[dict[str, str]] = []
     for number in range(1, max_attempts + 1):
         prompt = cast(str, augment_prompt_with_validation_errors(base_prompt, errors))
         args = await attempt(prompt, number)
-        valid, errors = _validated(args, catalog)
+        valid, found = _validated(args, catalog)
+        errors = bounded_errors(found)
+        counts.append(len(found))
         records.append({"attempt": number, "ok": valid, "errors": errors})
         if valid and args:
-            return Outcome(build_envelope(args), records, True)
-    return Outcome(exhausted_envelope(max_attempts, records), records, False)
+            return Outcome(build_envelope(args), records, True, tuple(counts))
+    return Outcome(exhausted_envelope(max_attempts, records), records, False, tuple(counts))
+
+
+def bounded_errors(errors: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The first :data:`MAX_ERRORS` of ``errors``, each of their texts cut to
+    :data:`MAX_ERROR_TEXT` characters, then one ``too_many_errors`` error counting the rest
+    (when there are more). Errors within the bounds come back equal."""
+    kept = [
+        {key: clipped(str(value), MAX_ERROR_TEXT) for key, value in error.items()}
+        for error in errors[:MAX_ERRORS]
+    ]
+    left_out = len(errors) - len(kept)
+    if left_out > 0:
+        kept.append(
+            {
+                "code": "too_many_errors",
+                "path": "components",
+                "message": f"{left_out} more error(s) not shown; fix the ones above first",
+            }
+        )
+    return kept
+
+
+def failure_summary(outcome: Outcome) -> str:
+    """One bounded line on a failed generation: each attempt's error count and first error."""
+    parts = []
+    for record, count in zip(outcome.attempts, outcome.error_counts, strict=True):
+        first = record["errors"][0] if record["errors"] else {}
+        parts.append(
+            f"attempt {record['attempt']}: {count} error(s), first "
+            f"[{first.get('code')}] {first.get('path')}: {first.get('message')}"
+        )
+    return clipped("; ".join(parts))
 
 
 def _validated(

@@ -24,7 +24,9 @@ from typing import Any
 from agents import FunctionTool, ToolApprovalItem
 from agents.tool_context import ToolContext
 
-logger = logging.getLogger(__name__)
+from ag_ui_openai_agents.log_lines import summarise_repeats
+
+logger = summarise_repeats(logging.getLogger(__name__))
 
 CLIENT_TOOL_PENDING_TEXT = "The application runs this tool; its result follows in a later message."
 """What a proxy answers should it ever be invoked: the call is the client's to answer."""

@@ -28,7 +28,9 @@ from openai.types.responses import (
     ResponseInputTextParam,
 )
 
-logger = logging.getLogger(__name__)
+from ag_ui_openai_agents.log_lines import summarise_repeats
+
+logger = summarise_repeats(logging.getLogger(__name__))
 
 InputContent: TypeAlias = (
     ResponseInputTextParam

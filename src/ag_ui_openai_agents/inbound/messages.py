@@ -52,6 +52,7 @@ from ag_ui_openai_agents.inbound.replay_items import (
     reasoning_part_item,
 )
 from ag_ui_openai_agents.inbound.tool_output import OutputItem, exact_output, structured_text
+from ag_ui_openai_agents.log_lines import summarise_repeats, summarised_warnings
 from ag_ui_openai_agents.protocol import is_hosted_call_name, read_hosted_artefact, read_replay
 
 __all__ = [
@@ -61,7 +62,7 @@ __all__ = [
     "TranslatedInput",
 ]
 
-logger = logging.getLogger(__name__)
+logger = summarise_repeats(logging.getLogger(__name__))
 
 CONTEXT_HEADER = "Context from the application:"
 """First line of the rendered AG-UI context block."""
@@ -183,6 +184,7 @@ class AGUIToOpenAITranslator(ContentTranslation):
 
     # --- whole request -------------------------------------------------------------------------
 
+    @summarised_warnings()
     def translate(self, run_input: RunAgentInput) -> TranslatedInput:
         """Translate one request: messages, client tools, and the metadata passed through."""
         return TranslatedInput(
@@ -197,6 +199,7 @@ class AGUIToOpenAITranslator(ContentTranslation):
             resume=list(run_input.resume) if run_input.resume is not None else None,
         )
 
+    @summarised_warnings()
     def translate_messages(
         self, messages: Iterable[Message | Mapping[str, Any]]
     ) -> list[TResponseInputItem]:

@@ -28,8 +28,9 @@ from ag_ui_openai_agents.inbound.content import (
     image_input,
     text_input,
 )
+from ag_ui_openai_agents.log_lines import summarise_repeats, summarised_warnings
 
-logger = logging.getLogger(__name__)
+logger = summarise_repeats(logging.getLogger(__name__))
 
 _PART_ADAPTER: TypeAdapter[ContentPart] = TypeAdapter(ContentPart)
 
@@ -71,10 +72,12 @@ class ContentTranslation:
             }
         )
 
+    @summarised_warnings()
     def translate_content(self, parts: Iterable[Any]) -> list[InputContent]:
         """Translate content parts in order, leaving out those that cannot be sent.
 
-        A part that fails to translate is logged and skipped; it never fails the request.
+        A part that fails to translate is logged and skipped; it never fails the request. The
+        same warning repeated is logged once, with the number of its repeats.
         """
         translated: list[InputContent] = []
         for part in parts:

@@ -12,9 +12,11 @@ put a handler on the ``ag_ui_openai_agents`` logger, and the fallback steps asid
 While a run is served, its ids live in a context variable. :class:`RunIdsFilter` copies them
 onto each record as ``record.thread_id`` and ``record.run_id`` (None outside a run). The ids
 come from the client, so control characters in them are escaped (``\\n`` for a newline, and a
-backslash is doubled): an id cannot start a line of its own in a text log. The
-endpoint puts that filter on the package's loggers; add it to one of your handlers to stamp
-the records of every logger (your tools', the SDK's) the same way::
+backslash is doubled): an id cannot start a line of its own in a text log, and an id longer
+than 200 characters is cut there (with its length), so a megabyte id is not written out with
+every record of its run. The endpoint puts that filter on the package's loggers, with one that
+cuts each message to 2,000 characters. Add :class:`RunIdsFilter` to one of your handlers to
+stamp the records of every logger (your tools', the SDK's) the same way::
 
     handler = logging.StreamHandler()
     handler.addFilter(RunIdsFilter())
@@ -31,6 +33,8 @@ from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from ag_ui_openai_agents.log_lines import MAX_ID_TEXT, BoundedLines, clipped
 
 __all__ = [
     "FALLBACK_FORMAT",
@@ -58,9 +62,10 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def _escaped(text: str) -> str:
-    """``text`` safe for one line of a text log: control and line-separator characters as
-    backslash escapes, and a backslash doubled. Plain text comes back unchanged."""
-    return _UNSAFE.sub(_escape, text)
+    """``text`` safe for one line of a text log: cut to ``MAX_ID_TEXT`` characters, control and
+    line-separator characters as backslash escapes, and a backslash doubled. Plain text of
+    that length comes back unchanged."""
+    return clipped(_UNSAFE.sub(_escape, clipped(text, MAX_ID_TEXT)), MAX_ID_TEXT)
 
 
 @dataclass(frozen=True)
@@ -117,11 +122,13 @@ class RunIdsFilter(logging.Filter):
 
 
 _FILTER = RunIdsFilter()
+_BOUNDED = BoundedLines()
 _seen_loggers = -1
 
 
 def install_run_ids_filter() -> None:
-    """Put :class:`RunIdsFilter` on every logger of the package's hierarchy.
+    """Put :class:`RunIdsFilter`, and a filter that cuts each message to 2,000 characters, on
+    every logger of the package's hierarchy.
 
     A filter on a logger sees only the records logged to that very logger, so each one gets
     it. The endpoint calls it when it is added, not per request: every module of the package
@@ -138,6 +145,8 @@ def install_run_ids_filter() -> None:
             continue
         if not any(isinstance(f, RunIdsFilter) for f in candidate.filters):
             candidate.addFilter(_FILTER)
+        if not any(isinstance(f, BoundedLines) for f in candidate.filters):
+            candidate.addFilter(_BOUNDED)
 
 
 class _RunLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
@@ -182,6 +191,7 @@ class _StderrFallback(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.addFilter(RunIdsFilter())
+        self.addFilter(_BOUNDED)
         self.setFormatter(_FallbackFormatter(FALLBACK_FORMAT))
 
     def handle(self, record: logging.LogRecord) -> bool:

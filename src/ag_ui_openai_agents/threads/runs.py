@@ -44,6 +44,7 @@ from ag_ui_openai_agents.errors import (
     THREAD_STORE_CODE,
     THREAD_STORE_MESSAGE,
 )
+from ag_ui_openai_agents.log_lines import MAX_ID_TEXT, MAX_LINE_TEXT, clipped
 from ag_ui_openai_agents.safe_errors import ClientError, told_client
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.record import StoredThread
@@ -360,10 +361,28 @@ def _failed(
     return [run_started(run_input), run_error(error)]
 
 
+_IGNORED_SHOWN = 20
+"""The most ignored messages and resume entries one log line names; the rest are counted."""
+
+
 def _log_ignored(key: str, merged: Merged) -> None:
-    if merged.ignored:
+    """One warning line of bounded length: the first things ignored (at most
+    :data:`_IGNORED_SHOWN`, their ids cut to ``MAX_ID_TEXT`` characters, as many as fit in
+    ``MAX_LINE_TEXT``), and how many more there were."""
+    ignored = merged.ignored
+    if ignored:
+        shown: list[str] = []
+        room = MAX_LINE_TEXT - 3 * MAX_ID_TEXT
+        for i in ignored[:_IGNORED_SHOWN]:
+            named = f"{i.kind} {clipped(str(i.ident), MAX_ID_TEXT)!r} ({i.reason})"
+            room -= len(named) + 2
+            if shown and room < 0:
+                break
+            shown.append(clipped(named, MAX_LINE_TEXT - 3 * MAX_ID_TEXT))
+        more = len(ignored) - len(shown)
         logger.warning(
-            "Thread %r: ignored what the server does not hold: %s",
-            key,
-            "; ".join(f"{i.kind} {i.ident!r} ({i.reason})" for i in merged.ignored),
+            "Thread %r: ignored what the server does not hold: %s%s",
+            clipped(key, MAX_ID_TEXT),
+            "; ".join(shown),
+            f"; and {more} more" if more else "",
         )
