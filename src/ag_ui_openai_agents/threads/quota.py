@@ -6,7 +6,7 @@ would pass ``max_messages`` or ``max_bytes`` is refused (``THREAD_FULL``). A res
 message and is refused only for what it adds itself: an answer whose edits (or reason) would
 pass ``max_bytes`` is refused (``THREAD_ANSWER_TOO_LARGE``) and the call stays open, so it can
 still be decided without them, and a state that would pass it is not taken (the stored state is
-kept, and the run's ``STATE_SNAPSHOT`` tells the client). A run may still take its thread one
+kept, and logged). A run may still take its thread one
 turn past the limit with what it produces (tool results, the model's answer).
 """
 
