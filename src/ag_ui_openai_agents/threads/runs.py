@@ -45,6 +45,8 @@ from ag_ui_openai_agents.errors import (
     THREAD_STORE_CODE,
     THREAD_STORE_MESSAGE,
 )
+from ag_ui_openai_agents.errors import THREAD_FULL_CODE as THREAD_FULL_CODE
+from ag_ui_openai_agents.errors import THREAD_FULL_MESSAGE as THREAD_FULL_MESSAGE
 from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.threads.merge import Merged, merge
 from ag_ui_openai_agents.threads.quota import within_limits
