@@ -40,6 +40,7 @@ from ag_ui_openai_agents.threads import (
     SQLiteThreadStore,
     ThreadSettings,
     ThreadStore,
+    store_key,
 )
 from ag_ui_openai_agents.threads.store import hold_lock
 from ag_ui_openai_agents.translator import AGUITranslator
@@ -99,6 +100,7 @@ __all__ = [
     "run_ids",
     "server_shutdown",
     "shared_state",
+    "store_key",
     "subagent_events",
     "use_shared_state",
 ]

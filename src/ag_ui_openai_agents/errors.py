@@ -21,10 +21,14 @@ __all__ = [
     "SETUP_ERROR_MESSAGE",
     "SHUTDOWN_ERROR_CODE",
     "SHUTDOWN_MESSAGE",
+    "THREAD_ANSWER_CODE",
+    "THREAD_ANSWER_MESSAGE",
     "THREAD_BUSY_CODE",
     "THREAD_BUSY_MESSAGE",
     "THREAD_FULL_CODE",
     "THREAD_FULL_MESSAGE",
+    "THREAD_ID_CODE",
+    "THREAD_ID_MESSAGE",
     "THREAD_KEY_CODE",
     "THREAD_KEY_MESSAGE",
     "THREAD_LOST_CODE",
@@ -78,8 +82,20 @@ THREAD_BUSY_CODE = "THREAD_BUSY"
 """Another run of the thread held its lock for longer than ``lock_wait``."""
 THREAD_BUSY_MESSAGE = "Another run of this conversation is in progress. Try again when it ends."
 THREAD_FULL_CODE = "THREAD_FULL"
-"""The thread reached its ``max_messages`` or ``max_bytes``; start a new thread."""
+"""The thread reached its ``max_messages`` or ``max_bytes``, or the request's new messages and
+state would take it past them; start a new thread."""
 THREAD_FULL_MESSAGE = "This conversation reached its size limit. Start a new one."
+THREAD_ANSWER_CODE = "THREAD_ANSWER_TOO_LARGE"
+"""An answer to an approval carried edits (or a reason) that would take the thread past its
+``max_bytes``; nothing ran and the call is still open, to be answered without them."""
+THREAD_ANSWER_MESSAGE = (
+    "This answer would make the conversation larger than its size limit. "
+    "Answer again without edits or a long reason."
+)
+THREAD_ID_CODE = "THREAD_ID_TOO_LONG"
+"""The request's ``threadId`` is longer than ``MAX_THREAD_ID_LENGTH``; it was not stored, and
+not repeated back (the ``RUN_ERROR`` is the only event)."""
+THREAD_ID_MESSAGE = "This conversation id is too long."
 THREAD_LOST_CODE = "THREAD_LOCK_LOST"
 """The run's lock expired and another run took the thread; nothing of the run was kept."""
 THREAD_LOST_MESSAGE = "This run took too long and its result was not kept. Send it again."

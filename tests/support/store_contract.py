@@ -106,6 +106,34 @@ async def an_expired_thread_is_unknown(make: Factory) -> None:
     assert await store.load("t") is None
 
 
+async def a_keys_threads_are_listed_and_deleted(make: Factory) -> None:
+    store = make()
+    keys = ["app/alice:1", "app/alice:2", "app/alice*[x]", "app/bob:1", "other/alice:1"]
+    for key in keys:
+        assert await store.acquire(key, "a")
+        await store.save(key, "{}", "a")
+    assert await store.threads("app/alice:") == ["app/alice:1", "app/alice:2"]
+    assert await store.threads("app/alice*") == ["app/alice*[x]"]  # no pattern in a prefix
+    assert await store.threads("app/") == sorted(keys[:4])
+    for key in await store.threads("app/alice"):
+        await store.delete(key)
+    assert await store.threads("") == ["app/bob:1", "other/alice:1"]
+    assert await store.load("app/alice:1") is None
+
+
+async def expired_threads_are_not_listed(make: Factory) -> None:
+    store, kept = make(expire_after=0.001), make(expire_after=None)
+    assert await store.acquire("gone", "a") and await kept.acquire("kept", "a")
+    await store.save("gone", "{}", "a")
+    await kept.save("kept", "{}", "a")
+    await asyncio.sleep(0.05)  # past the expiry; nothing is timed
+    assert await store.threads() == ["kept"]
+
+
+async def threads_expire_after_thirty_days_by_default(make: Factory) -> None:
+    assert make().settings.expire_after == 30 * 24 * 3600
+
+
 CONTRACT: list[Callable[[Factory], Any]] = [
     documents_round_trip,
     a_lock_has_one_holder,
@@ -114,4 +142,7 @@ CONTRACT: list[Callable[[Factory], Any]] = [
     a_held_lock_refuses_when_waiting_is_off,
     a_waiter_gets_the_lock_when_it_is_freed,
     an_expired_thread_is_unknown,
+    a_keys_threads_are_listed_and_deleted,
+    expired_threads_are_not_listed,
+    threads_expire_after_thirty_days_by_default,
 ]

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,83 @@ def test_worker_processes_starting_on_a_new_file_all_succeed(tmp_path: Path) -> 
         ]
         errors = [w.communicate(timeout=120)[1].decode() for w in workers]
         assert [w.returncode for w in workers] == [0] * 4, errors
+
+
+def held_file(path: Path) -> sqlite3.Connection:
+    """Another connection holding the file's write lock (until it commits)."""
+    blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    return blocker
+
+
+async def test_reads_need_no_write_transaction(tmp_path: Path) -> None:
+    path = tmp_path / "threads.db"
+    store = SQLiteThreadStore(path)
+    assert await store.acquire("t", "a")
+    await store.save("t", "{}", "a")
+    blocker = held_file(path)
+    try:
+        # A writer holds the file: reads still answer (before: they waited for it, then failed).
+        assert await store.load("t") == "{}"
+        assert await store.threads() == ["t"]
+    finally:
+        blocker.execute("COMMIT")
+        blocker.close()
+
+
+async def test_a_renewal_that_waited_writes_an_expiry_from_when_it_wrote(tmp_path: Path) -> None:
+    path = tmp_path / "threads.db"
+    store = SQLiteThreadStore(path, lock_ttl=30)
+    assert await store.acquire("t", "a")
+    blocker = held_file(path)
+    renewal = asyncio.create_task(store.renew("t", "a"))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not renewal.done()  # waiting for the file
+    freed_at = time.time()
+    blocker.execute("COMMIT")
+    blocker.close()
+
+    assert await renewal
+    check = sqlite3.connect(path)
+    [(expires_at,)] = check.execute("SELECT expires_at FROM agui_thread_locks").fetchall()
+    check.close()
+    assert expires_at >= freed_at + 30
+
+
+def rows(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return [key for (key,) in db.execute("SELECT key FROM agui_threads ORDER BY key")]
+
+
+def expire(path: Path, key: str) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE agui_threads SET expires_at = 1 WHERE key = ?", (key,))
+
+
+async def test_purge_deletes_expired_rows(tmp_path: Path) -> None:
+    path = tmp_path / "threads.db"
+    store = SQLiteThreadStore(path)
+    for key in ("old", "new", "kept"):
+        assert await store.acquire(key, "a")
+        await store.save(key, "{}", "a")
+    expire(path, "old")
+
+    assert await store.load("old") is None
+    assert rows(path) == ["kept", "new", "old"]  # a read deletes nothing
+    assert await store.purge() == 1
+    assert rows(path) == ["kept", "new"]
+
+
+async def test_saves_purge_expired_rows_every_so_often(tmp_path: Path) -> None:
+    path = tmp_path / "threads.db"
+    every_save, hourly = SQLiteThreadStore(path, purge_every=0), SQLiteThreadStore(path)
+    assert await hourly.acquire("a", "a") and await hourly.acquire("b", "b")
+    await hourly.save("a", "{}", "a")  # its first save purges; the next not before an hour
+    expire(path, "a")
+    await hourly.save("b", "{}", "b")
+    assert rows(path) == ["a", "b"]
+
+    assert await every_save.acquire("c", "c")
+    await every_save.save("c", "{}", "c")
+    assert rows(path) == ["b", "c"]

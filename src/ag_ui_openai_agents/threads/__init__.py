@@ -13,15 +13,23 @@ the store holds. See docs/threads.md.
 from __future__ import annotations
 
 from ag_ui_openai_agents.errors import (
+    THREAD_ANSWER_CODE,
     THREAD_BUSY_CODE,
     THREAD_FULL_CODE,
+    THREAD_ID_CODE,
     THREAD_KEY_CODE,
     THREAD_LOST_CODE,
     THREAD_STORE_CODE,
 )
 from ag_ui_openai_agents.threads.merge import INTERRUPTED_RESULT
 from ag_ui_openai_agents.threads.redis_store import RedisThreadStore
-from ag_ui_openai_agents.threads.runs import MAX_THREAD_KEY_LENGTH, ThreadKey, single_user_threads
+from ag_ui_openai_agents.threads.runs import (
+    MAX_THREAD_ID_LENGTH,
+    MAX_THREAD_KEY_LENGTH,
+    ThreadKey,
+    single_user_threads,
+    store_key,
+)
 from ag_ui_openai_agents.threads.sqlite_store import SQLiteThreadStore
 from ag_ui_openai_agents.threads.store import (
     ThreadBusyError,
@@ -32,9 +40,12 @@ from ag_ui_openai_agents.threads.store import (
 
 __all__ = [
     "INTERRUPTED_RESULT",
+    "MAX_THREAD_ID_LENGTH",
     "MAX_THREAD_KEY_LENGTH",
+    "THREAD_ANSWER_CODE",
     "THREAD_BUSY_CODE",
     "THREAD_FULL_CODE",
+    "THREAD_ID_CODE",
     "THREAD_KEY_CODE",
     "THREAD_LOST_CODE",
     "THREAD_STORE_CODE",
@@ -46,4 +57,5 @@ __all__ = [
     "ThreadSettings",
     "ThreadStore",
     "single_user_threads",
+    "store_key",
 ]

@@ -9,14 +9,21 @@ One thread is one JSON document (``"v": 2``)::
      "client_calls": [...],    ids of the client tool calls whose results the server waits for
      "claimed": [...]}         ids of paused calls whose answer was taken but not yet stored
 
-A store keeps the document as text; nothing but this module reads it.
+A store keeps the document as text; nothing but this module reads it. Documents are read and
+written in a worker thread of this module's own (:func:`off_loop`), not on the event loop and
+not in asyncio's default executor, which the SDK's sync function tools share: a thread of a
+few megabytes takes tens of milliseconds to parse or dump.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ag_ui.core import AssistantMessage, Interrupt, Message, ToolMessage
 from pydantic import TypeAdapter
@@ -25,6 +32,11 @@ LAYOUT_VERSION = 2
 """The ``"v"`` of the documents this module writes. Version 2 (0.2.0) came with store keys
 scoped by the wrapper's name and the application's ``thread_key``; a version-1 document is not
 read (its key is no longer asked for), and a thread holding one is a store error."""
+
+CODEC_WORKERS = 2
+"""Worker threads that read and write thread documents (shared by every store)."""
+
+T = TypeVar("T")
 
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 _INTERRUPTS: TypeAdapter[list[Interrupt]] = TypeAdapter(list[Interrupt])
@@ -97,3 +109,26 @@ def insert_results(messages: list[Message], results: dict[str, ToolMessage]) -> 
             waiting.extend(results[call.id] for call in calls if call.id in results)
     out.extend(waiting)
     return out
+
+
+_codec: list[ThreadPoolExecutor] = []
+_codec_setup = threading.Lock()
+
+
+async def off_loop(work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` in one of the document workers."""
+    if not _codec:
+        with _codec_setup:
+            if not _codec:
+                _codec.append(ThreadPoolExecutor(CODEC_WORKERS, thread_name_prefix="agui-thread"))
+    return await asyncio.get_running_loop().run_in_executor(_codec[0], work, *args)
+
+
+async def read_thread(document: str | None) -> StoredThread | None:
+    """The stored thread of ``document`` (None for None), parsed off the event loop."""
+    return None if document is None else await off_loop(StoredThread.from_json, document)
+
+
+async def write_thread(thread: StoredThread) -> str:
+    """The document of ``thread``, dumped off the event loop."""
+    return await off_loop(thread.to_json)

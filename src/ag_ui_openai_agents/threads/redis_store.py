@@ -15,9 +15,11 @@ stalled or crashed) can neither free nor overwrite the thread another run took o
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ag_ui_openai_agents.threads.store import (
+    DEFAULT_EXPIRE_AFTER,
     DEFAULT_LOCK_TTL,
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
@@ -53,6 +55,10 @@ return 1
 """
 
 
+_GLOB = re.compile(r"[\\*?\[\]^-]")
+"""The characters a ``SCAN MATCH`` pattern gives a meaning to, escaped in a prefix."""
+
+
 def _import_redis() -> Any:
     try:
         import redis.asyncio as redis_asyncio
@@ -78,7 +84,7 @@ class RedisThreadStore:
         prefix: str = "agui:",
         max_messages: int = DEFAULT_MAX_MESSAGES,
         max_bytes: int = DEFAULT_MAX_BYTES,
-        expire_after: float | None = None,
+        expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
     ) -> None:
@@ -121,6 +127,17 @@ class RedisThreadStore:
     async def delete(self, key: str) -> None:
         """Forget the thread."""
         await self.client.delete(self._thread(key))
+
+    async def threads(self, prefix: str = "") -> list[str]:
+        """The keys of the threads kept (not expired) that start with ``prefix``, sorted
+        (``SCAN``: it does not block the server, and walks every key of its database)."""
+        start = self._thread("")
+        pattern = _GLOB.sub(r"\\\g<0>", self._thread(prefix)) + "*"
+        keys: set[str] = set()
+        async for found in self.client.scan_iter(match=pattern, count=1000):
+            name = found.decode("utf-8") if isinstance(found, bytes) else str(found)
+            keys.add(name[len(start) :])
+        return sorted(keys)
 
     async def acquire(self, key: str, token: str) -> bool:
         """Take the key's lock if it is free or expired (``SET NX PX``)."""

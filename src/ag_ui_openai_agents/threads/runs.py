@@ -10,6 +10,7 @@ that changes a thread holds the thread's lock from its load to its save.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import uuid
@@ -35,8 +36,8 @@ from ag_ui_openai_agents.edges import run_error, run_started
 from ag_ui_openai_agents.errors import (
     THREAD_BUSY_CODE,
     THREAD_BUSY_MESSAGE,
-    THREAD_FULL_CODE,
-    THREAD_FULL_MESSAGE,
+    THREAD_ID_CODE,
+    THREAD_ID_MESSAGE,
     THREAD_KEY_CODE,
     THREAD_KEY_MESSAGE,
     THREAD_LOST_CODE,
@@ -44,16 +45,21 @@ from ag_ui_openai_agents.errors import (
     THREAD_STORE_CODE,
     THREAD_STORE_MESSAGE,
 )
+from ag_ui_openai_agents.errors import THREAD_FULL_CODE as THREAD_FULL_CODE
+from ag_ui_openai_agents.errors import THREAD_FULL_MESSAGE as THREAD_FULL_MESSAGE
 from ag_ui_openai_agents.log_lines import MAX_ID_TEXT, MAX_LINE_TEXT, clipped
 from ag_ui_openai_agents.safe_errors import ClientError, told_client
 from ag_ui_openai_agents.threads.merge import Merged, merge
-from ag_ui_openai_agents.threads.record import StoredThread
+from ag_ui_openai_agents.threads.quota import within_limits
+from ag_ui_openai_agents.threads.record import StoredThread, read_thread, write_thread
 from ag_ui_openai_agents.threads.recorder import Recorder
 from ag_ui_openai_agents.threads.store import (
+    Lease,
     ThreadBusyError,
     ThreadLockLostError,
     ThreadStore,
     hold_lock,
+    wait_for_lock,
 )
 
 logger = logging.getLogger(__name__)
@@ -68,10 +74,18 @@ thread; :func:`single_user_threads` says a server has one user."""
 MAX_THREAD_KEY_LENGTH = 512
 """The longest key ``thread_key`` may return (characters); a longer one refuses the request."""
 
+MAX_THREAD_ID_LENGTH = 256
+"""The longest ``threadId`` a request may carry (characters): room for any id a client makes
+(a UUID is 36) within a key of :data:`MAX_THREAD_KEY_LENGTH` with the user's id. A longer one
+is refused with a lone ``RUN_ERROR`` (``THREAD_ID_TOO_LONG``), before the key is asked for."""
+
 Inner = Callable[[RunAgentInput, str, Sequence[Interrupt]], AsyncGenerator[BaseEvent, None]]
 """The wrapper's stateless run of a (trusted) request, with the thread's store key and the
 approval interrupts the thread is paused on (asked again as they are, exempt from the resume
 limits)."""
+
+Busy = Callable[[], Awaitable[Union[list[BaseEvent], None]]]  # noqa: UP007
+"""What answers a request while another run holds the thread's lock (None: wait for it)."""
 
 _single_user_warning = {"given": False}
 
@@ -135,21 +149,34 @@ class ThreadRuns:
         self, run_input: RunAgentInput, request: Any, inner: Inner
     ) -> AsyncGenerator[BaseEvent, None]:
         """The events of one request on its thread."""
+        if len(run_input.thread_id) > MAX_THREAD_ID_LENGTH:
+            # Not stored, not repeated back: no RUN_STARTED (which would carry the id).
+            logger.warning("Refused a thread id of %d characters", len(run_input.thread_id))
+            yield run_error(ClientError(THREAD_ID_MESSAGE, THREAD_ID_CODE))
+            return
         try:
             key = await self.key(run_input.thread_id, request)
         except Exception as exc:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_KEY_CODE, THREAD_KEY_MESSAGE, exc):
                 yield event
             raise
+        if run_input.messages or run_input.resume:
+            # Most likely a turn: one load, under the lock (while another run holds it, a
+            # request that brings nothing new is answered from the store at once).
+            async with aclosing(
+                self._locked(key, run_input, inner, busy=lambda: self._unlocked(key, run_input))
+            ) as events:
+                async for event in events:
+                    yield event
+            return
         try:
-            document = await self.store.load(key)
-            stored = StoredThread.from_json(document) if document is not None else None
+            stored = await read_thread(await self.store.load(key))
         except Exception as exc:  # re-raised: the edge logs it
             for event in _failed(run_input, THREAD_STORE_CODE, THREAD_STORE_MESSAGE, exc):
                 yield event
             raise
         merged = merge(stored, run_input)
-        busy: list[BaseEvent] | None = None
+        busy: Busy | None = None
         if merged.hydrate:
             # Nothing to run: answered from the store, without the lock. A claimed call whose
             # run was cut short is answered under the lock, if no run holds it right now
@@ -160,34 +187,58 @@ class ThreadRuns:
                 for event in answer:
                     yield event
                 return
-            busy = answer
+            busy = functools.partial(_ready, answer)
         async with aclosing(self._locked(key, run_input, inner, busy=busy)) as events:
             async for event in events:
                 yield event
+
+    async def _unlocked(self, key: str, run_input: RunAgentInput) -> list[BaseEvent] | None:
+        """The answer from the store, without the lock, to a request with nothing to run
+        (None when it has something to run)."""
+        stored = await read_thread(await self.store.load(key))
+        merged = merge(stored, run_input)
+        if not merged.hydrate:
+            return None
+        _log_ignored(key, merged)
+        return hydration(merged.run_input, stored)
+
+    async def _take(self, key: str, token: str, busy: Busy | None) -> list[BaseEvent] | None:
+        """Take the thread's lock (None), or, while another run holds it, the answer ``busy``
+        gives, else wait for the lock (:class:`ThreadBusyError` when it stays taken)."""
+        if await self.store.acquire(key, token):
+            return None
+        answer = await busy() if busy is not None else None
+        if answer is None:
+            await wait_for_lock(self.store, key, token)
+        return answer
 
     async def _locked(
         self,
         key: str,
         run_input: RunAgentInput,
         inner: Inner,
-        busy: list[BaseEvent] | None = None,
+        busy: Busy | None = None,
     ) -> AsyncGenerator[BaseEvent, None]:
         """A run that may change the thread: under its lock, from a fresh load.
 
         Its RUN_FINISHED is let out once the thread is saved and the lock freed, so the
         client's next request finds both. A failure of the store ends the run with RUN_ERROR
-        (unless the run already ended) and is re-raised for the edge to log. With ``busy``,
-        a lock held by another run is not waited for: ``busy`` is the answer then.
+        (unless the run already ended) and is re-raised for the edge to log. While another run
+        holds the lock, ``busy`` may answer instead of waiting.
         """
         token = uuid.uuid4().hex
         finished: BaseEvent | None = None
         shown = _Shown()
         turn = _Turn(self.store, key, token, run_input)
         try:
-            wait = 0.0 if busy is not None else None
+            answer = await self._take(key, token, busy)
+            if answer is not None:
+                for event in answer:
+                    yield event
+                return
             async with (
-                hold_lock(self.store, key, token, wait=wait),
-                aclosing(turn.events(inner)) as events,
+                hold_lock(self.store, key, token, taken=True) as lease,
+                aclosing(turn.events(inner, lease)) as events,
             ):
                 async for event in events:
                     if isinstance(event, RunFinishedEvent):
@@ -196,10 +247,6 @@ class ThreadRuns:
                         shown.see(event)
                         yield event
         except ThreadBusyError:
-            if busy is not None:
-                for event in busy:
-                    yield event
-                return
             for event in _failed(run_input, THREAD_BUSY_CODE, THREAD_BUSY_MESSAGE):
                 yield event
             return
@@ -246,9 +293,9 @@ class _Turn:
         self.run_failed = False
         """Whether the wrapper's run raised (it already told the client as it was set to)."""
 
-    async def events(self, inner: Inner) -> AsyncGenerator[BaseEvent, None]:
+    async def events(self, inner: Inner, lease: Lease) -> AsyncGenerator[BaseEvent, None]:
         document = await self.store.load(self.key)
-        stored = StoredThread.from_json(document) if document is not None else None
+        stored = await read_thread(document)
         merged = merge(stored, self.run_input)
         _log_ignored(self.key, merged)
         trusted = merged.run_input
@@ -260,10 +307,13 @@ class _Turn:
             for event in hydration(trusted, view):
                 yield event
             return
-        if _too_large(thread, document, merged, self.store):
-            for event in _failed(self.run_input, THREAD_FULL_CODE, THREAD_FULL_MESSAGE):
+        settings = self.store.settings
+        merged, refusal = await within_limits(merged, thread, document, settings, self.key)
+        if refusal is not None:
+            for event in _failed(self.run_input, *refusal):
                 yield event
             return
+        trusted = merged.run_input
         if merged.claimed or merged.repaired:
             thread = _claiming(thread, merged)
             await self._save(thread)
@@ -280,6 +330,7 @@ class _Turn:
                         self.run_failed = True  # the run's own error: it ended the stream
                         raise
                     recorder.see(event)
+                    lease.check()  # a lost lock stops the run at its next event
                     if isinstance(event, RunFinishedEvent):
                         await self._save(recorder.thread())
                         completed = True
@@ -289,7 +340,7 @@ class _Turn:
                 await asyncio.shield(self._save(recorder.after_failure(thread, merged.claimed)))
 
     async def _save(self, thread: StoredThread) -> None:
-        await self.store.save(self.key, thread.to_json(), self.token)
+        await self.store.save(self.key, await write_thread(thread), self.token)
 
 
 def _hydrated(thread: StoredThread, trusted: RunAgentInput) -> StoredThread:
@@ -313,22 +364,6 @@ def _claiming(thread: StoredThread, merged: Merged) -> StoredThread:
     return repaired
 
 
-def _too_large(
-    thread: StoredThread, document: str | None, merged: Merged, store: ThreadStore
-) -> bool:
-    """Whether the request's new messages would take the thread past its limits. A resume
-    adds no message: a paused thread can always be decided."""
-    if not merged.new_messages:
-        return False
-    settings = store.settings
-    messages = merged.run_input.messages
-    if len(messages) > settings.max_messages:
-        return True
-    new = set(merged.new_messages)
-    added = sum(len(m.model_dump_json(by_alias=True)) for m in messages if m.id in new)
-    return len((document or "").encode("utf-8")) + added > settings.max_bytes
-
-
 def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[BaseEvent]:
     """The answer to a request with nothing to run: the stored state, messages and outcome
     (a call being answered by a run in progress shows no interrupt)."""
@@ -348,6 +383,10 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
         MessagesSnapshotEvent(messages=list(thread.messages)),
         RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
     ]
+
+
+async def _ready(answer: list[BaseEvent]) -> list[BaseEvent]:
+    return answer
 
 
 def _failed(

@@ -1,16 +1,19 @@
 """``SQLiteThreadStore``: threads in one SQLite file, for a single machine.
 
-Every call runs the standard library's ``sqlite3`` in a worker thread (``asyncio.to_thread``)
-on a connection of its own, so the event loop never waits on the disk. Several processes may
-share the file: the locks are rows of the file, taken in ``BEGIN IMMEDIATE`` transactions.
+Every call runs the standard library's ``sqlite3`` on a connection of its own in one of the
+store's own worker threads (:data:`WORKERS` of them, not asyncio's default executor, which the
+SDK's sync function tools share), so the event loop never waits on the disk and busy tools never
+hold up a thread's load or save. Several processes may share the file: reads see the last
+committed state without a write transaction, and the locks are rows of the file, taken and
+renewed in ``BEGIN IMMEDIATE`` transactions whose times are read inside them.
 
-Layout (two tables, created when missing)::
+Layout (two tables and an index, created when missing)::
 
     agui_threads(key TEXT PRIMARY KEY, document TEXT, updated_at REAL, expires_at REAL NULL)
     agui_thread_locks(key TEXT PRIMARY KEY, token TEXT, expires_at REAL)
 
-Times are UNIX seconds. An expired thread reads as unknown and is deleted on its next save or
-load.
+Times are UNIX seconds. An expired thread reads as unknown; :meth:`SQLiteThreadStore.purge`
+deletes expired rows, and a save runs it at most every ``purge_every`` seconds.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
 from ag_ui_openai_agents.threads.store import (
+    DEFAULT_EXPIRE_AFTER,
     DEFAULT_LOCK_TTL,
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
@@ -32,14 +37,20 @@ from ag_ui_openai_agents.threads.store import (
     ThreadSettings,
 )
 
-__all__ = ["SQLiteThreadStore"]
+__all__ = ["DEFAULT_PURGE_EVERY", "WORKERS", "SQLiteThreadStore"]
 
 T = TypeVar("T")
+
+WORKERS = 4
+"""Worker threads of one store: reads run side by side (WAL), writes take turns on the file."""
+DEFAULT_PURGE_EVERY = 3600.0
+"""Seconds between two purges of expired rows (run by a save)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agui_threads (
     key TEXT PRIMARY KEY, document TEXT NOT NULL, updated_at REAL NOT NULL, expires_at REAL
 );
+CREATE INDEX IF NOT EXISTS agui_threads_expiry ON agui_threads (expires_at);
 CREATE TABLE IF NOT EXISTS agui_thread_locks (
     key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at REAL NOT NULL
 );
@@ -62,59 +73,97 @@ class SQLiteThreadStore:
         *,
         max_messages: int = DEFAULT_MAX_MESSAGES,
         max_bytes: int = DEFAULT_MAX_BYTES,
-        expire_after: float | None = None,
+        expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
+        purge_every: float = DEFAULT_PURGE_EVERY,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
             raise ValueError("SQLiteThreadStore needs a file path (each call opens the file)")
+        if not purge_every >= 0:
+            raise ValueError("purge_every must be zero or more")
         self.path = Path(path)
         self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self.purge_every = purge_every
+        self._purged_at: float | None = None
         self._ready = False
         self._setup = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"
 
     async def load(self, key: str) -> str | None:
         """The thread's document, or None when unknown or expired."""
-        return await self._call(lambda db: self._load(db, key))
+        sql = "SELECT document, expires_at FROM agui_threads WHERE key = ?"
+        row = await self._call(lambda db: db.execute(sql, (key,)).fetchone(), write=False)
+        if row is None or (row[1] is not None and row[1] <= time.time()):
+            return None
+        return str(row[0])
 
     async def save(self, key: str, document: str, token: str) -> None:
         """Store the document while ``token`` holds the key's lock."""
         saved = await self._call(lambda db: self._save(db, key, document, token))
         if not saved:
             raise ThreadLockLostError(f"the lock of thread {key!r} is no longer held")
+        now = time.monotonic()
+        if self._purged_at is None or now - self._purged_at >= self.purge_every:
+            self._purged_at = now
+            await self.purge()
 
     async def delete(self, key: str) -> None:
         """Forget the thread."""
         await self._call(lambda db: db.execute("DELETE FROM agui_threads WHERE key = ?", (key,)))
+
+    async def threads(self, prefix: str = "") -> list[str]:
+        """The keys of the threads kept (not expired) that start with ``prefix``, sorted."""
+        return await self._call(lambda db: _keys(db, prefix, time.time()), write=False)
+
+    async def purge(self) -> int:
+        """Delete the expired threads (and expired locks); the number of threads deleted."""
+        return await self._call(_purge)
 
     async def acquire(self, key: str, token: str) -> bool:
         """Take the key's lock if it is free or expired."""
         return await self._call(lambda db: self._acquire(db, key, token))
 
     async def renew(self, key: str, token: str) -> bool:
-        """Extend the lock ``token`` holds."""
-        expires = time.time() + self.settings.lock_ttl
+        """Extend the lock ``token`` holds, from the moment the renewal is written."""
         sql = "UPDATE agui_thread_locks SET expires_at = ? WHERE key = ? AND token = ?"
-        return await self._call(lambda db: db.execute(sql, (expires, key, token)).rowcount == 1)
+        ttl = self.settings.lock_ttl
+        return await self._call(
+            lambda db: db.execute(sql, (time.time() + ttl, key, token)).rowcount == 1
+        )
 
     async def release(self, key: str, token: str) -> None:
         """Free the lock if ``token`` holds it."""
         sql = "DELETE FROM agui_thread_locks WHERE key = ? AND token = ?"
         await self._call(lambda db: db.execute(sql, (key, token)))
 
+    async def aclose(self) -> None:
+        """Stop the store's worker threads once their calls are done (a later call starts
+        them again)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False)
+
     # ------------------------------------------------------------------ in the worker thread
 
-    async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._run, work)
+    async def _call(self, work: Callable[[sqlite3.Connection], T], *, write: bool = True) -> T:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="agui-sqlite")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, work, write)
 
-    def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def _run(self, work: Callable[[sqlite3.Connection], T], write: bool) -> T:
+        """``work`` on a new connection: in a write transaction (``BEGIN IMMEDIATE``, so the
+        times it reads are those of the moment it holds the file), or as a plain read."""
         db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT, isolation_level=None)
         try:
             if not self._ready:
                 self._prepare(db)
+            if not write:
+                return work(db)
             db.execute("BEGIN IMMEDIATE")
             try:
                 value = work(db)
@@ -147,18 +196,6 @@ class SQLiteThreadStore:
                     time.sleep(0.05 * attempt)
             self._ready = True
 
-    def _load(self, db: sqlite3.Connection, key: str) -> str | None:
-        row = db.execute(
-            "SELECT document, expires_at FROM agui_threads WHERE key = ?", (key,)
-        ).fetchone()
-        if row is None:
-            return None
-        document, expires_at = row
-        if expires_at is not None and expires_at <= time.time():
-            db.execute("DELETE FROM agui_threads WHERE key = ?", (key,))
-            return None
-        return str(document)
-
     def _save(self, db: sqlite3.Connection, key: str, document: str, token: str) -> bool:
         now = time.time()
         held = db.execute(
@@ -187,3 +224,23 @@ class SQLiteThreadStore:
             (key, token, now + self.settings.lock_ttl),
         )
         return True
+
+
+def _keys(db: sqlite3.Connection, prefix: str, now: float) -> list[str]:
+    """The live keys from ``prefix`` on, in key order, while they start with it."""
+    keys: list[str] = []
+    rows = db.execute(
+        "SELECT key, expires_at FROM agui_threads WHERE key >= ? ORDER BY key", (prefix,)
+    )
+    for key, expires_at in rows:
+        if not key.startswith(prefix):
+            break
+        if expires_at is None or expires_at > now:
+            keys.append(key)
+    return keys
+
+
+def _purge(db: sqlite3.Connection) -> int:
+    now = time.time()
+    db.execute("DELETE FROM agui_thread_locks WHERE expires_at <= ?", (now,))
+    return db.execute("DELETE FROM agui_threads WHERE expires_at <= ?", (now,)).rowcount

@@ -16,17 +16,23 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "Lease",
     "ThreadBusyError",
     "ThreadLockLostError",
     "ThreadSettings",
     "ThreadStore",
     "hold_lock",
+    "wait_for_lock",
 ]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_MESSAGES = 1000
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+DEFAULT_EXPIRE_AFTER = 30 * 24 * 3600.0
+"""Thirty days: a conversation left that long is rarely taken up again, every save starts the
+time anew (a thread in use never expires), and a store's size is then bounded by what its users
+did in a month rather than by everything they ever did."""
 DEFAULT_LOCK_TTL = 30.0
 DEFAULT_LOCK_WAIT = 10.0
 _FIRST_POLL = 0.02
@@ -49,8 +55,9 @@ class ThreadSettings:
     """A thread holding this many messages takes no new turn (``THREAD_FULL``)."""
     max_bytes: int = DEFAULT_MAX_BYTES
     """A thread whose document is this large takes no new turn (``THREAD_FULL``)."""
-    expire_after: float | None = None
-    """Seconds after its last save when a thread is forgotten (None: kept until deleted)."""
+    expire_after: float | None = DEFAULT_EXPIRE_AFTER
+    """Seconds after its last save when a thread is forgotten (30 days; None: kept until
+    deleted)."""
     lock_ttl: float = DEFAULT_LOCK_TTL
     """Seconds a lock lives unless renewed; a run renews its lock every third of it, so the lock
     of a crashed server is free again at most this long after the crash."""
@@ -90,6 +97,10 @@ class ThreadStore(Protocol):
         """Forget the thread."""
         ...
 
+    async def threads(self, prefix: str = "") -> list[str]:
+        """The keys of the threads kept (not expired) that start with ``prefix``, sorted."""
+        ...
+
     async def acquire(self, key: str, token: str) -> bool:
         """Take the key's lock for ``settings.lock_ttl`` seconds if it is free or expired."""
         ...
@@ -103,16 +114,28 @@ class ThreadStore(Protocol):
         ...
 
 
-@contextlib.asynccontextmanager
-async def hold_lock(
+class Lease:
+    """The lock a run holds, as its renewals found it."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.lost = False
+        """Whether the lock was found taken by another run, or not renewed for ``lock_ttl``."""
+
+    def check(self) -> None:
+        """Raise :class:`ThreadLockLostError` once the lock is lost."""
+        if self.lost:
+            raise ThreadLockLostError(f"the lock of thread {self.key!r} was lost during the run")
+
+
+async def wait_for_lock(
     store: ThreadStore, key: str, token: str, *, wait: float | None = None
-) -> AsyncIterator[None]:
-    """Hold the thread's lock for the block: wait up to ``wait`` seconds (default: the store's
-    ``lock_wait``) for it, renew it while the block runs, release it at the end. Raises
-    :class:`ThreadBusyError` when it stays taken."""
-    settings = store.settings
+) -> None:
+    """Take the thread's lock, waiting up to ``wait`` seconds (default: the store's
+    ``lock_wait``) while another run holds it. Raises :class:`ThreadBusyError` when it stays
+    taken."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + (settings.lock_wait if wait is None else wait)
+    deadline = loop.time() + (store.settings.lock_wait if wait is None else wait)
     pause = _FIRST_POLL
     while not await store.acquire(key, token):
         left = deadline - loop.time()
@@ -120,9 +143,24 @@ async def hold_lock(
             raise ThreadBusyError(f"thread {key!r} is busy with another run")
         await asyncio.sleep(min(pause, left))
         pause = min(pause * 2, _LAST_POLL)
-    renewer = asyncio.create_task(_renew(store, key, token))
+
+
+@contextlib.asynccontextmanager
+async def hold_lock(
+    store: ThreadStore, key: str, token: str, *, wait: float | None = None, taken: bool = False
+) -> AsyncIterator[Lease]:
+    """Hold the thread's lock for the block: wait up to ``wait`` seconds (default: the store's
+    ``lock_wait``) for it (unless the caller has ``taken`` it already), renew it while the block
+    runs, release it at the end. Raises :class:`ThreadBusyError` when it stays taken.
+
+    The block is given the :class:`Lease`: ``lease.check()`` raises
+    :class:`ThreadLockLostError` once a renewal found the lock lost."""
+    if not taken:
+        await wait_for_lock(store, key, token, wait=wait)
+    lease = Lease(key)
+    renewer = asyncio.create_task(_renew(store, lease, token))
     try:
-        yield
+        yield lease
     finally:
         renewer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -130,17 +168,27 @@ async def hold_lock(
         await asyncio.shield(_release(store, key, token))
 
 
-async def _renew(store: ThreadStore, key: str, token: str) -> None:
+async def _renew(store: ThreadStore, lease: Lease, token: str) -> None:
+    """Renew every third of ``lock_ttl``; the lease is lost when a renewal finds another holder,
+    or when no renewal succeeded for ``lock_ttl`` (the lock has expired by then)."""
+    loop = asyncio.get_running_loop()
+    ttl = store.settings.lock_ttl
+    renewed = loop.time()
     while True:
-        await asyncio.sleep(store.settings.lock_ttl / 3)
+        await asyncio.sleep(ttl / 3)
+        attempt = loop.time()  # the lock lives at least ttl from here if this renewal holds
         try:
-            held = await store.renew(key, token)
+            held = await store.renew(lease.key, token)
         except Exception:
-            logger.exception("Could not renew the lock of thread %r", key)
-            continue
+            logger.exception("Could not renew the lock of thread %r", lease.key)
+            if loop.time() - renewed < ttl:
+                continue
+            held = False
         if not held:
-            logger.error("The lock of thread %r expired during a run; its save is refused", key)
+            lease.lost = True
+            logger.error("The lock of thread %r was lost during a run; the run stops", lease.key)
             return
+        renewed = attempt
 
 
 async def _release(store: ThreadStore, key: str, token: str) -> None:
