@@ -58,6 +58,13 @@ def encode_event(event: BaseEvent) -> str:
     return _event_encoder.encode(event)
 
 
+_SNAPSHOT_OPTIONAL = tuple(
+    name for name in StateSnapshotEvent.model_fields if name not in ("type", "snapshot")
+)
+"""The optional fields of STATE_SNAPSHOT (``timestamp``, ``subagentRunId``, ...): an event
+with any of them set goes to ``EventEncoder``."""
+
+
 def _snapshot_line(event: StateSnapshotEvent) -> str | None:
     """The line of a STATE_SNAPSHOT with no optional field set, or None.
 
@@ -65,14 +72,11 @@ def _snapshot_line(event: StateSnapshotEvent) -> str | None:
     event's serializer drops its unset optional fields in between), which costs about five times
     what writing the snapshot straight to JSON with the same serializer does; on a large state,
     every change pays it."""
-    if (
-        event.type is not EventType.STATE_SNAPSHOT
-        or event.timestamp is not None
-        or event.raw_event is not None
-        or event.metadata is not None
-        or event.model_extra
-    ):
+    if event.type is not EventType.STATE_SNAPSHOT or event.model_extra:
         return None
+    for name in _SNAPSHOT_OPTIONAL:
+        if getattr(event, name) is not None:
+            return None
     try:
         snapshot = to_json(event.snapshot, inf_nan_mode="null").decode()
     except (PydanticSerializationError, UnicodeDecodeError, ValueError):
