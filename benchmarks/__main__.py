@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .concurrency import measure_concurrency
+from .loop_lag import loop_lag_table, measure_loop_lag
 from .open_streams import measure_open_streams
 from .per_token import measure_memory, measure_per_token
 from .report import (
@@ -47,6 +48,10 @@ class Sizes:
     """Runs held open at once for the memory per open stream."""
     open_tokens: int = 200
     """Tokens of each model call of those runs."""
+    lag_calls: tuple[int, ...] = (1_000, 5_000)
+    """Answered tool calls of the requests the loop lag is measured against."""
+    lag_state_mb: tuple[float, ...] = (0.25, 1.0)
+    """Shared state sizes (MB) the loop lag is measured against, ten changes each."""
 
     @classmethod
     def quick(cls) -> Sizes:
@@ -56,7 +61,10 @@ class Sizes:
     @classmethod
     def full(cls) -> Sizes:
         """The sizes of results.md: a few minutes on 2 cores."""
-        return cls(2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000, 100, 400)
+        return cls(
+            2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000, 100, 400,
+            (1_000, 5_000, 25_000), (0.25, 1.0, 5.6),
+        )  # fmt: skip
 
 
 def run(sizes: Sizes, *, concurrency: bool = True) -> str:
@@ -74,6 +82,8 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
     lines += open_streams_table(measure_open_streams(sizes.open_streams, sizes.open_tokens))
     lines += ["", "## Resume matching: N and 10N open calls and entries", ""]
     lines += resume_table(measure_resume(sizes.resume_calls))
+    lines += ["", "## Event loop lag: request size and state size", ""]
+    lines += loop_lag_table(measure_loop_lag(sizes.lag_calls, sizes.lag_state_mb))
     if concurrency:
         reports = [
             measure_concurrency(

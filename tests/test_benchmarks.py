@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.concurrency import measure_concurrency
+from benchmarks.loop_lag import loop_lag_table, measure_loop_lag
 from benchmarks.open_streams import SCENARIOS, measure_open_streams
 from benchmarks.per_token import measure_memory, measure_per_token
 from benchmarks.report import (
@@ -97,6 +98,18 @@ def test_resume_reports_both_shapes_growing_linearly() -> None:
         # against each call would be about 100x.
         assert report.calls_ratio(shape) < 15, shape
     assert len(resume_table(report)) == 2 + 3 * len(report.ms)
+
+
+def test_loop_lag_reports_both_shapes() -> None:
+    report = measure_loop_lag((20, 40), (0.01,), changes=3)
+    assert set(report.requests) == {20, 40}
+    assert report.requests[40][0] > report.requests[20][0] > 0  # request MB
+    assert set(report.states) == {(0.01, False), (0.01, True)}
+    for streamed, lag in report.states.values():
+        assert streamed == 3  # every change streamed, none refused
+        assert lag.wall_ms > 0 and lag.worst_ms >= 0 and lag.total_ms >= 0
+    table = loop_lag_table(report)
+    assert len(table) == 2 + 2 + 1 + 2 + 2 and "nan" not in "\n".join(table)
 
 
 @pytest.mark.parametrize("server_kind", ["h11", "standard"])

@@ -28,7 +28,14 @@ from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.safe_errors import AGENT_ERROR_CODE
 from ag_ui_openai_agents.server.logs import RunIdsFilter, run_ids
 from ag_ui_openai_agents.server.shutdown import server_shutdown
-from ag_ui_openai_agents.state import PredictState, SharedState, shared_state, use_shared_state
+from ag_ui_openai_agents.state import (
+    STATE_TOO_LARGE_CODE,
+    PredictState,
+    SharedState,
+    StateTooLargeError,
+    shared_state,
+    use_shared_state,
+)
 from ag_ui_openai_agents.subagents import subagent_events
 from ag_ui_openai_agents.threads import (
     THREAD_BUSY_CODE,
@@ -65,6 +72,7 @@ __all__ = [
     "INVALID_APPROVAL_CODE",
     "RESUME_LIMIT_CODE",
     "SHUTDOWN_ERROR_CODE",
+    "STATE_TOO_LARGE_CODE",
     "THREAD_BUSY_CODE",
     "THREAD_FULL_CODE",
     "THREAD_KEY_CODE",
@@ -86,6 +94,7 @@ __all__ = [
     "RunIdsFilter",
     "SQLiteThreadStore",
     "SharedState",
+    "StateTooLargeError",
     "StateUpdates",
     "Subagents",
     "ThreadSettings",

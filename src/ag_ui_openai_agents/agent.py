@@ -29,7 +29,7 @@ from ag_ui_openai_agents.errors import AGENT_ERROR_CODE, AGENT_ERROR_MESSAGE, SE
 from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.safe_errors import ClientError, under_policy, wrapper_policy
-from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.state import SharedState, StateTooLargeError, use_shared_state
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, RunOptions, Source
@@ -224,11 +224,11 @@ class OpenAIAgentsAgent:
         RUN_ERROR of a failed run says what the wrapper's error policy chooses
         (:func:`~ag_ui_openai_agents.safe_errors.wrapper_policy`), before it is built.
         """
-        state = SharedState(run_input.state)
         try:
+            state = SharedState.from_request(run_input.state, max_bytes=self.state.max_bytes)
             with use_shared_state(state):
                 events, resumed = await self._start(run_input, request, thread_key, paused)
-        except ResumeLimitError as exc:
+        except (ResumeLimitError, StateTooLargeError) as exc:
             yield run_started(run_input)
             if not self.lifecycle.emit_run_error:
                 raise

@@ -21,6 +21,7 @@ __all__ = [
     "SETUP_ERROR_MESSAGE",
     "SHUTDOWN_ERROR_CODE",
     "SHUTDOWN_MESSAGE",
+    "STATE_TOO_LARGE_CODE",
     "THREAD_ANSWER_CODE",
     "THREAD_ANSWER_MESSAGE",
     "THREAD_BUSY_CODE",
@@ -105,3 +106,9 @@ THREAD_KEY_MESSAGE = "This conversation cannot be opened."
 THREAD_STORE_CODE = "THREAD_STORE_ERROR"
 """The thread store failed to load or save the thread (its details are in the log)."""
 THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
+
+# --- the shared state ----------------------------------------------------------------------
+
+STATE_TOO_LARGE_CODE = "STATE_TOO_LARGE"
+"""The request's shared state, or a change a tool made to it, is larger as JSON than
+``StateUpdates(max_bytes=...)`` allows (1 MiB by default); the message names both sizes."""

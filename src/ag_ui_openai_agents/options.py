@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ag_ui_openai_agents.state import PredictState
+from ag_ui_openai_agents.state import DEFAULT_MAX_STATE_BYTES, PredictState
 
 __all__ = ["StateUpdates", "Subagents"]
 
@@ -26,6 +26,10 @@ class StateUpdates:
     predictive: Sequence[PredictState] = ()
     """The :class:`PredictState` declarations: CopilotKit's ``PredictState`` CUSTOM event before
     each call of those tools, and the shared state takes the argument when the call ends."""
+    max_bytes: int | None = DEFAULT_MAX_STATE_BYTES
+    """The largest shared state, as JSON, a run takes (1 MiB by default; None: no cap). A
+    request whose ``state`` is larger ends with ``RUN_ERROR`` code ``STATE_TOO_LARGE`` before
+    anything runs; a change that makes it larger ends the run there, with the same code."""
 
     def __post_init__(self) -> None:
         predictive = tuple(self.predictive)
@@ -34,6 +38,12 @@ class StateUpdates:
         object.__setattr__(self, "predictive", predictive)
         if not isinstance(self.deltas, bool):
             raise TypeError("StateUpdates(deltas=...) takes True or False")
+        if self.max_bytes is not None and (
+            isinstance(self.max_bytes, bool)
+            or not isinstance(self.max_bytes, int)
+            or self.max_bytes < 1
+        ):
+            raise ValueError("StateUpdates(max_bytes=...) takes a positive int, or None")
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,49 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import from_json, to_json
+
+from ag_ui_openai_agents.errors import STATE_TOO_LARGE_CODE
 from ag_ui_openai_agents.subagents import SubagentSink, use_subagent_sink
 
-__all__ = ["PredictState", "SharedState", "shared_state", "use_shared_state"]
+__all__ = [
+    "DEFAULT_MAX_STATE_BYTES",
+    "STATE_TOO_LARGE_CODE",
+    "PredictState",
+    "SharedState",
+    "StateTooLargeError",
+    "shared_state",
+    "use_shared_state",
+]
+
+DEFAULT_MAX_STATE_BYTES = 1024 * 1024
+"""The default cap on a run's shared state, as JSON: 1 MiB (``StateUpdates(max_bytes=...)``).
+
+Each change of the state is written as JSON and copied on the event loop, so its size bounds
+how long one change holds the loop (docs/deployment.md gives the figures)."""
+
+
+class StateTooLargeError(ValueError):
+    """The shared state is larger, as JSON, than ``StateUpdates(max_bytes=...)`` allows.
+
+    Raised for a request's state before anything runs, and for a change that makes the state
+    larger during the run (the run stops there). Its message is safe for the client (it names
+    the size and the limit, nothing of the state); the run ends with ``RUN_ERROR`` whose code is
+    :data:`~ag_ui_openai_agents.errors.STATE_TOO_LARGE_CODE`.
+    """
+
+    code = STATE_TOO_LARGE_CODE
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        """The state's size as JSON, in bytes."""
+        self.limit = limit
+        """The cap it went over."""
+        super().__init__(
+            f"The shared state is {size} bytes as JSON, over this agent's limit of {limit} "
+            "bytes: send a smaller state."
+        )
+
 
 _current: ContextVar[SharedState | None] = ContextVar(
     "ag_ui_openai_agents_shared_state", default=None
@@ -64,6 +104,24 @@ class SharedState:
         """Replace the whole state."""
         self._value = value
         self._changed()
+
+    @classmethod
+    def from_request(cls, state: Any, *, max_bytes: int | None = None) -> SharedState:
+        """The state of a request, whose ``state`` is JSON data (as ``RunAgentInput`` holds
+        it): copied by writing and reading it as JSON once, several times cheaper than a deep
+        copy, and refused over ``max_bytes`` (None: no cap).
+
+        Raises:
+            StateTooLargeError: the state is larger than ``max_bytes`` as JSON.
+        """
+        shared = cls()
+        if state is None:
+            return shared
+        text = to_json(state, inf_nan_mode="null")
+        if max_bytes is not None and len(text) > max_bytes:
+            raise StateTooLargeError(len(text), max_bytes)
+        shared._value = from_json(text)
+        return shared
 
     def take_change(self) -> bool:
         """Report whether the state changed since the last call, and clear that mark."""

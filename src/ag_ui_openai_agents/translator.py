@@ -52,7 +52,7 @@ from ag_ui_openai_agents.outbound.engine import OpenAIToAGUITranslator
 from ag_ui_openai_agents.outbound.state_events import StatePredictions, StateStream
 from ag_ui_openai_agents.run_queue import IDLE
 from ag_ui_openai_agents.safe_errors import ClientError
-from ag_ui_openai_agents.state import SharedState
+from ag_ui_openai_agents.state import SharedState, StateTooLargeError
 
 if TYPE_CHECKING:
     from ag_ui_openai_agents.approvals.resume import ResumedToolCalls
@@ -221,7 +221,9 @@ class _Run:
         if state is not None:
             shown = options.subagents.shown(engine.run_input.protocol_version)
             engine.attach_subagent_sink(state.subagents, shown=shown)
-        self.state_stream = StateStream(deltas=options.state.deltas)
+        self.state_stream = StateStream(
+            deltas=options.state.deltas, max_bytes=options.state.max_bytes
+        )
         self.predictions: StatePredictions | None = None
         if options.state.predictive:
             self.predictions = StatePredictions(options.state.predictive, state, self._state_change)
@@ -412,7 +414,10 @@ class _Run:
         if options.lifecycle.emit_run_error:
             self._count_unstreamed()
             usage = engine.token_usage()
-            out.append(failed_run(exc, options.lifecycle.run_error_message, usage=usage))
+            if isinstance(exc, StateTooLargeError):  # the package's own text, for the client
+                out.append(run_error(ClientError(str(exc), exc.code), usage=usage))
+            else:
+                out.append(failed_run(exc, options.lifecycle.run_error_message, usage=usage))
         return out
 
     async def _release(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import ag_ui.core
@@ -11,6 +12,7 @@ import pytest
 from ag_ui.core import (
     BaseEvent,
     ReasoningMessageContentEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     ToolCallArgsEvent,
 )
@@ -119,11 +121,44 @@ def test_plain_deltas_are_written_without_event_encoder(monkeypatch: pytest.Monk
         encode_event(TextMessageContentEvent(message_id="m1", delta="d", timestamp=5))
 
 
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@SETTINGS
+@given(snapshot=JSON)
+def test_identical_for_any_state_snapshot(snapshot: Any) -> None:
+    assert_identical(StateSnapshotEvent(snapshot=snapshot))
+
+
+def test_plain_state_snapshots_are_written_without_event_encoder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    special = {"when": datetime(2024, 5, 1, 12, 30), "nan": float("nan"), "none": None}
+    event = StateSnapshotEvent(snapshot=special)
+    expected = STANDARD.encode(event)
+
+    def refuse(self: EventEncoder, event: BaseEvent) -> str:
+        raise AssertionError(f"{event.type} went to EventEncoder")
+
+    monkeypatch.setattr(EventEncoder, "encode", refuse)
+    assert encode_event(event) == expected
+    assert encode_event(StateSnapshotEvent(snapshot={"a": [1, "é"]})) == (
+        'data: {"type":"STATE_SNAPSHOT","snapshot":{"a":[1,"é"]}}\n\n'
+    )
+    with pytest.raises(AssertionError, match="STATE_SNAPSHOT"):
+        encode_event(StateSnapshotEvent(snapshot={}, timestamp=5))
+
+
 def test_lone_surrogates_fail_as_in_event_encoder() -> None:
     event = TextMessageContentEvent(message_id="m", delta="half \ud83d")
     kind, (_, message) = outcome(encode_event, event)
     assert kind == "error" and "surrogates not allowed" in message
     assert_identical(event)
+    assert_identical(StateSnapshotEvent(snapshot={"half": "\ud83d"}))
 
 
 def test_subclasses_and_extra_fields_go_to_event_encoder() -> None:

@@ -1,21 +1,20 @@
 """Internal: how the shared state reaches the client: snapshots, deltas and predictions.
 
 :class:`StateStream` turns each state the run sends into a STATE_SNAPSHOT, or, when deltas are
-on, into a STATE_DELTA (an RFC 6902 JSON Patch made with ``jsonpatch``) once the client holds a
-snapshot from this run and the patch is the smaller of the two. :class:`StatePredictions` sends
-CopilotKit's ``PredictState`` CUSTOM event before each call of a declared tool, and hands the
-finished argument to the shared state. The engine knows nothing of it: the run's lifecycle
-(``AGUITranslator.to_agui``) passes what the engine made through :meth:`StatePredictions.weave`.
+on, into a STATE_DELTA (an RFC 6902 JSON Patch, made by :mod:`.state_diff`) once the client
+holds a snapshot from this run and the patch is the smaller of the two.
+:class:`StatePredictions` sends CopilotKit's ``PredictState`` CUSTOM event before each call of a
+declared tool, and hands the finished argument to the shared state. The engine knows nothing of
+it: the run's lifecycle (``AGUITranslator.to_agui``) passes what the engine made through
+:meth:`StatePredictions.weave`.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import jsonpatch
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
@@ -25,7 +24,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from ag_ui_openai_agents.state import PredictState, SharedState
+from ag_ui_openai_agents.outbound.state_diff import dump, json_patch, load
+from ag_ui_openai_agents.state import PredictState, SharedState, StateTooLargeError
 
 PREDICT_STATE_EVENT = "PredictState"
 """The CUSTOM event name CopilotKit reads its predictive state mappings from."""
@@ -33,40 +33,55 @@ PREDICT_STATE_EVENT = "PredictState"
 _UNSENT = object()
 
 
-def _size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":"), default=str))
-
-
 class StateStream:
     """The state events of one run, and what the client holds after them.
 
-    A delta is sent only after a snapshot of this run (a client older than 1.0, and CopilotKit,
-    break on a delta with nothing to apply it to), only when it changes something, and only when
-    it encodes smaller than the snapshot it replaces.
+    Each state it is given is written as JSON once (:func:`~.state_diff.dump`): that measures
+    it, refuses it over ``max_bytes`` (:class:`StateTooLargeError`; the stream sends nothing
+    more after that), and is read back as the copy the event holds. A delta is sent only after
+    a snapshot of this run (a client older than 1.0, and CopilotKit, break on a delta with
+    nothing to apply it to), only when it changes something, and only when it encodes smaller
+    than the snapshot it replaces: the patch is made from the changed parts only, and given up
+    as soon as it reaches the snapshot's size.
     """
 
-    __slots__ = ("_sent", "deltas")
+    __slots__ = ("_refused", "_sent", "_sent_json", "deltas", "max_bytes")
 
-    def __init__(self, *, deltas: bool) -> None:
+    def __init__(self, *, deltas: bool, max_bytes: int | None = None) -> None:
         self.deltas = deltas
+        self.max_bytes = max_bytes
         self._sent: Any = _UNSENT
+        self._sent_json = b""
+        self._refused = False
 
     def events(self, value: Any) -> list[BaseEvent]:
         """The event that brings the client from what it was sent last to ``value``.
 
         The event holds a copy: a tool changing the state in place afterwards does not change
-        what was sent."""
-        sent = copy.deepcopy(value)
+        what was sent.
+
+        Raises:
+            StateTooLargeError: ``value`` is larger than ``max_bytes`` as JSON.
+        """
+        if self._refused:
+            return []
+        text = dump(value)
+        if self.max_bytes is not None and len(text) > self.max_bytes:
+            self._refused = True
+            raise StateTooLargeError(len(text), self.max_bytes)
         if not self.deltas:
-            return [StateSnapshotEvent(snapshot=sent)]
-        previous, self._sent = self._sent, sent
+            return [StateSnapshotEvent(snapshot=load(text))]
+        if text == self._sent_json:
+            return []
+        sent = load(text)
+        previous, self._sent, self._sent_json = self._sent, sent, text
         if previous is _UNSENT:
             return [StateSnapshotEvent(snapshot=sent)]
-        patch = jsonpatch.make_patch(previous, sent).patch
-        if not patch:
-            return []
-        if _size(patch) < _size(sent):
+        patch = json_patch(previous, sent, len(text))
+        if patch:
             return [StateDeltaEvent.model_validate({"delta": patch})]
+        # Too large a patch, or none though the JSON changed (keys in another order, or a
+        # change ``==`` cannot see, such as ``1`` becoming ``true``): the snapshot says it all.
         return [StateSnapshotEvent(snapshot=sent)]
 
 

@@ -13,6 +13,7 @@ large bad request is not sent back.
 
 from __future__ import annotations
 
+import gc
 import json
 import reprlib
 from collections.abc import Collection, Sequence
@@ -148,7 +149,7 @@ async def read_run_input(
         assert max_request_bytes is not None
         return too_large(max_request_bytes)
     try:
-        return RunAgentInput.model_validate_json(body)
+        return validate_run_input(body)
     except ValidationError as exc:
         errors = [
             {**error, "loc": ("body", *error["loc"])} for error in exc.errors(include_url=False)
@@ -157,6 +158,23 @@ async def read_run_input(
     except RecursionError:
         error = {"type": "json_invalid", "loc": ["body"], "msg": "JSON nested too deeply"}
         return JSONResponse({"detail": [error]}, status_code=422)
+
+
+def validate_run_input(body: bytes) -> RunAgentInput:
+    """``RunAgentInput.model_validate_json(body)`` with the cyclic garbage collector paused.
+
+    Validation builds an object or more per JSON value without giving the event loop a turn;
+    the collector, woken every few hundred of them, walks every object already built, so on a
+    large body it makes the wait several times longer (about 5x on 6 MB of answered tool
+    calls). The objects built hold no cycles; the collector resumes as soon as it is done.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return RunAgentInput.model_validate_json(body)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:
