@@ -115,6 +115,14 @@ def test_hydration_takes_the_stored_state() -> None:
     assert merged.hydrate and merged.run_input.state == {"s": 1}
 
 
+def test_hydration_of_a_thread_without_state_keeps_the_clients() -> None:
+    assert merge(None, request(state={"document": ""})).run_input.state == {"document": ""}
+    stateless = StoredThread(messages=[UserMessage(id="u1", content="hi")], state=None)
+    merged = merge(stateless, request(state={"client": True}))
+    assert merged.hydrate and merged.run_input.state == {"client": True}
+    assert merge(None, request(state=None)).run_input.state == {}
+
+
 def test_a_resent_message_missing_replay_metadata_is_not_an_edit() -> None:
     stored = StoredThread(
         messages=[

@@ -81,7 +81,14 @@ def merge(stored: StoredThread | None, run_input: RunAgentInput) -> Merged:
     new = _new_messages(run_input.messages, known, thread, ignored)
     resume, claimed = _resume_entries(run_input.resume, thread, ignored)
     hydrate = not new and not resume
-    state = thread.state if hydrate or run_input.state is None else run_input.state
+    # A reload gets the stored state back; a turn takes the client's (the page may have
+    # changed it). A thread with no stored state keeps the client's either way: answering a
+    # page's first request with {} would wipe the state the page set before its first message.
+    stored_state = stored.state if stored is not None else None
+    if stored_state is not None and (hydrate or run_input.state is None):
+        state = stored_state
+    else:
+        state = run_input.state
     trusted = run_input.model_copy(
         update={
             "messages": [*history, *new],

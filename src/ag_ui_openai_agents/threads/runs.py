@@ -366,8 +366,11 @@ def _claiming(thread: StoredThread, merged: Merged) -> StoredThread:
 
 def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[BaseEvent]:
     """The answer to a request with nothing to run: the stored state, messages and outcome
-    (a call being answered by a run in progress shows no interrupt)."""
+    (a call being answered by a run in progress shows no interrupt). ``run_input`` is the
+    trusted request, whose state is the stored one, or the client's when the store holds none
+    (:func:`.merge.merge`): a page's first request leaves the state the page set as it was."""
     thread = thread or StoredThread()
+    state = run_input.state
     claimed = set(thread.claimed)
     interrupts: list[Interrupt] = [
         i for i in thread.interrupts if (i.tool_call_id or i.id) not in claimed
@@ -379,7 +382,7 @@ def hydration(run_input: RunAgentInput, thread: StoredThread | None) -> list[Bas
     )
     return [
         run_started(run_input),
-        StateSnapshotEvent(snapshot=thread.state if thread.state is not None else {}),
+        StateSnapshotEvent(snapshot=state if state is not None else {}),
         MessagesSnapshotEvent(messages=list(thread.messages)),
         RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=outcome),
     ]
