@@ -9,7 +9,6 @@ that changes a thread holds the thread's lock from its load to its save.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import uuid
@@ -46,6 +45,7 @@ from ag_ui_openai_agents.errors import (
 )
 from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.threads.merge import Merged, merge
+from ag_ui_openai_agents.threads.partial import partial_thread, run_to_end
 from ag_ui_openai_agents.threads.record import StoredThread
 from ag_ui_openai_agents.threads.recorder import Recorder
 from ag_ui_openai_agents.threads.store import (
@@ -263,7 +263,7 @@ class _Turn:
             thread = _claiming(thread, merged)
             await self._save(thread)
         recorder = Recorder(trusted)
-        completed = False
+        finished = False
         try:
             async with aclosing(inner(trusted, self.key)) as stream:
                 while True:
@@ -276,15 +276,28 @@ class _Turn:
                         raise
                     recorder.see(event)
                     if isinstance(event, RunFinishedEvent):
-                        await self._save(recorder.thread())
-                        completed = True
+                        finished = True  # saved whole, or not at all if the store fails
+                        await run_to_end(self._save(recorder.thread()))
                     yield event
         finally:
-            if not completed and merged.claimed:
-                await asyncio.shield(self._save(recorder.after_failure(thread, merged.claimed)))
+            if not finished:  # cut short: the client went away, or the run failed
+                await run_to_end(self._save_cut_short(recorder, thread, merged.claimed))
 
     async def _save(self, thread: StoredThread) -> None:
         await self.store.save(self.key, thread.to_json(), self.token)
+
+    async def _save_cut_short(
+        self, recorder: Recorder, before: StoredThread, claimed: list[str]
+    ) -> None:
+        """Save a turn that ended without RUN_FINISHED as far as it got (:mod:`.partial`).
+        A store failure is logged, not raised: the turn's own ending stands."""
+        failed = self.run_failed or recorder.failed
+        try:
+            thread = partial_thread(recorder, before, claimed, failed=failed)
+            if thread is not None:
+                await self._save(thread)
+        except Exception:
+            logger.exception("Could not save the cut-short turn of thread %r", self.key)
 
 
 def _hydrated(thread: StoredThread, trusted: RunAgentInput) -> StoredThread:
