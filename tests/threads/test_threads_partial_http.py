@@ -1,6 +1,7 @@
 """A client that drops its HTTP connection mid-turn: the FastAPI route served by uvicorn
 cancels the run, which saves what it got before it frees the thread's lock. The reload then
-shows it, and the next turn's model request passes the request checker.
+shows it, and the next turn's model request passes the request checker. A server shutdown
+stops a run the same way, and saves it the same way.
 
 The route, uvicorn in a thread, a real SQLite file, both request kinds. The test waits for the
 cut-short run through the thread's lock (a second store object on the same file), never for a
@@ -14,9 +15,13 @@ from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import BaseEvent, MessagesSnapshotEvent, TextMessageContentEvent
+from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunErrorEvent, TextMessageContentEvent
 from agents import set_tracing_disabled
 
+import ag_ui_openai_agents.server.endpoint as endpoint_module
+import ag_ui_openai_agents.server.streaming as streaming_module
+from ag_ui_openai_agents.server.endpoint import SHUTDOWN_ERROR_CODE
+from ag_ui_openai_agents.server.shutdown import ServerShutdown
 from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, SQLiteThreadStore
 from support.e2e import serve_app
 from support.http import app_with
@@ -128,3 +133,39 @@ async def test_a_dropped_connection_closes_an_open_call_interrupted(
     assert outputs_of(next_input) == {"call_slow": INTERRUPTED_RESULT}
     assert [m.content for m in after][-1] == "Ask me again later."
     assert len(tools.slow_lookups) <= 1  # started at most once, never again
+
+
+async def test_a_server_shutdown_mid_turn_saves_it_too(
+    tmp_path: Path, version: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutdown = ServerShutdown()
+    monkeypatch.setattr(endpoint_module, "server_shutdown", shutdown)
+    monkeypatch.setattr(streaming_module, "server_shutdown", shutdown)
+    database = tmp_path / "threads.db"
+    wrapper, _ = wrapper_of(MID_TEXT, Tools(), SQLiteThreadStore(database))
+    assert wrapper.threads is not None
+    key = await wrapper.threads.key(THREAD, None)
+    run_input = request(THREAD, "run-1", version, [user("Where is order 7?", "user-1")])
+    with serve_app(app_with(wrapper)) as base_url:
+        async with (
+            httpx.AsyncClient(base_url=base_url, timeout=GUARD_SECONDS) as client,
+            client.stream("POST", "/agent", json=body(run_input)) as response,
+        ):
+            raw = ""
+            async for text in response.aiter_text():
+                raw += text
+                if raw.count('"TEXT_MESSAGE_CONTENT"') == 2 and raw.endswith("\n\n"):
+                    shutdown.begin()  # the server stops while the answer is streaming
+        await settled(SQLiteThreadStore(database), key)
+    events = parse_sse(raw)
+    reload = request(THREAD, "run-2", version, [])
+    reloaded = [e async for e in wrapper.run_streamed(reload)]
+
+    check_stream(events, run_input=run_input, pre_1_0=version is None)
+    last = events[-1]
+    assert isinstance(last, RunErrorEvent) and last.code == SHUTDOWN_ERROR_CODE
+    (snapshot,) = [e for e in reloaded if isinstance(e, MessagesSnapshotEvent)]
+    assert [(m.role, m.content) for m in snapshot.messages] == [
+        ("user", "Where is order 7?"),
+        ("assistant", "The answer"),
+    ]
