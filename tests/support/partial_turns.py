@@ -47,6 +47,8 @@ class StallingModel(ScriptedResponsesModel):
     def __init__(self, turns: Sequence[Turn], stall: Stall | None) -> None:
         super().__init__(turns, model_name="stalling")
         self.stall = stall
+        self.stalled = asyncio.Event()
+        """Set once the model has stopped (it stops once at most)."""
 
     async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         seen = 0
@@ -56,7 +58,8 @@ class StallingModel(ScriptedResponsesModel):
             if stall is None or len(self.calls) - 1 != stall.call or event.type != stall.kind:
                 continue
             seen += 1
-            if seen == stall.count:
+            if seen == stall.count and not self.stalled.is_set():
+                self.stalled.set()
                 await asyncio.Event().wait()  # until the run is cancelled
 
 

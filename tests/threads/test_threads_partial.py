@@ -11,6 +11,7 @@ test_threads_partial_http.py).
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,9 @@ from ag_ui.core import (
     TextMessageContentEvent,
     ToolMessage,
 )
-from agents import set_tracing_disabled
+from agents import Agent, RunConfig, set_tracing_disabled
 
+from ag_ui_openai_agents import OpenAIAgentsAgent, subagent_events
 from ag_ui_openai_agents.threads import INTERRUPTED_RESULT, SQLiteThreadStore
 from support.invariants import check_stream
 from support.partial_turns import (
@@ -37,6 +39,8 @@ from support.partial_turns import (
     MID_TEXT,
     OPEN_CALL,
     Scenario,
+    Stall,
+    StallingModel,
     Tools,
     calls_of,
     leave_midway,
@@ -46,8 +50,8 @@ from support.partial_turns import (
     wrapper_of,
 )
 from support.runs import check_prefix
-from support.scripted import Call, Text, Turn
-from support.threads import PROTOCOLS
+from support.scripted import Call, ScriptedProvider, Text, Turn
+from support.threads import PROTOCOLS, by_thread_id
 
 set_tracing_disabled(True)
 
@@ -257,3 +261,58 @@ async def test_the_save_holds_when_the_task_is_cancelled_again_while_saving(
 
     assert len(saves) == 1
     assert said(reloaded) == [("user", "What is the answer?"), ("assistant", ("The answer", []))]
+
+
+async def test_a_subagent_cut_short_leaves_its_call_interrupted_and_its_work_attributed(
+    tmp_path: Path, version: str | None
+) -> None:
+    turns = [
+        Turn([Call("research", {"input": "order 7"}, call_id="call_research", id="fc_research")]),
+        Turn([Text("Order 7 left the warehouse on Monday.", id="msg_found")]),
+        Turn([Text("Still looking.", id="msg_still")]),
+    ]
+    model = StallingModel(turns, Stall(1, "response.output_text.delta", 2))
+    researcher = Agent(name="researcher", instructions="Research.")
+    tool = researcher.as_tool(
+        tool_name="research", tool_description="Research.", on_stream=subagent_events
+    )
+    wrapper = OpenAIAgentsAgent(
+        Agent(name="manager", instructions="Delegate.", tools=[tool]),
+        run_config=RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True),
+        threads=SQLiteThreadStore(tmp_path / "threads.db"),
+        thread_key=by_thread_id,
+    )
+    client = Client(Scenario(tuple(turns), model.stall, ""), wrapper.threads.store, version)
+    client.wrapper, client.model = wrapper, model  # the manager and its agent tool
+    run_input = client.request(user("Where is order 7?", "user-1"))
+    seen: list[BaseEvent] = []
+
+    async def leave() -> None:  # once the subagent's answer stopped after two words
+        async with aclosing(wrapper.run_streamed(run_input)) as stream:
+            async for event in stream:
+                seen.append(event)
+                if version is None and event.type.value == "TOOL_CALL_END":
+                    await model.stalled.wait()  # its events are not streamed to this client
+                    return
+                if len([e for e in seen if isinstance(e, TextMessageContentEvent)]) == 2:
+                    return
+
+    await asyncio.wait_for(leave(), 30)
+    check_prefix(seen, run_input)
+    reloaded = await client.reload()
+    again = user("And now?", "user-2")
+    await client.send(client.request(again), [*reloaded, again])
+
+    top = [m for m in reloaded if m.subagent_run_id is None]
+    assert said(top) == [
+        ("user", "Where is order 7?"),
+        ("assistant", (None, ["call_research"])),
+        ("tool", ("call_research", INTERRUPTED_RESULT)),
+    ]
+    nested = [said([m]) for m in reloaded if m.subagent_run_id is not None]
+    assert nested == ([] if version is None else [[("assistant", ("Order 7", []))]])
+    # the call's INTERRUPTED result comes after the work of its subagent, as a result would
+    assert [m.role for m in reloaded][-1] == "tool"
+    next_input = model.calls[2].input  # passed the request checker
+    assert outputs_of(next_input) == {"call_research": INTERRUPTED_RESULT}
+    assert "Order 7" not in str(next_input)  # the subagent's work stays out of the request
