@@ -9,7 +9,6 @@ that changes a thread holds the thread's lock from its load to its save.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import logging
@@ -50,6 +49,7 @@ from ag_ui_openai_agents.errors import THREAD_FULL_MESSAGE as THREAD_FULL_MESSAG
 from ag_ui_openai_agents.log_lines import MAX_ID_TEXT, MAX_LINE_TEXT, clipped
 from ag_ui_openai_agents.safe_errors import ClientError, told_client
 from ag_ui_openai_agents.threads.merge import Merged, merge
+from ag_ui_openai_agents.threads.partial import partial_thread, run_to_end
 from ag_ui_openai_agents.threads.quota import within_limits
 from ag_ui_openai_agents.threads.record import StoredThread, read_thread, write_thread
 from ag_ui_openai_agents.threads.recorder import Recorder
@@ -318,7 +318,7 @@ class _Turn:
             thread = _claiming(thread, merged)
             await self._save(thread)
         recorder = Recorder(trusted)
-        completed = False
+        finished = False
         try:
             async with aclosing(inner(trusted, self.key, thread.interrupts)) as stream:
                 while True:
@@ -332,15 +332,28 @@ class _Turn:
                     recorder.see(event)
                     lease.check()  # a lost lock stops the run at its next event
                     if isinstance(event, RunFinishedEvent):
-                        await self._save(recorder.thread())
-                        completed = True
+                        finished = True  # saved whole, or not at all if the store fails
+                        await run_to_end(self._save(recorder.thread()))
                     yield event
         finally:
-            if not completed and merged.claimed:
-                await asyncio.shield(self._save(recorder.after_failure(thread, merged.claimed)))
+            if not finished:  # cut short: the client went away, or the run failed
+                await run_to_end(self._save_cut_short(recorder, thread, merged.claimed))
 
     async def _save(self, thread: StoredThread) -> None:
         await self.store.save(self.key, await write_thread(thread), self.token)
+
+    async def _save_cut_short(
+        self, recorder: Recorder, before: StoredThread, claimed: list[str]
+    ) -> None:
+        """Save a turn that ended without RUN_FINISHED as far as it got (:mod:`.partial`).
+        A store failure is logged, not raised: the turn's own ending stands."""
+        failed = self.run_failed or recorder.failed
+        try:
+            thread = partial_thread(recorder, before, claimed, failed=failed)
+            if thread is not None:
+                await self._save(thread)
+        except Exception:
+            logger.exception("Could not save the cut-short turn of thread %r", self.key)
 
 
 def _hydrated(thread: StoredThread, trusted: RunAgentInput) -> StoredThread:
