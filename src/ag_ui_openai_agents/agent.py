@@ -30,6 +30,7 @@ from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.safe_errors import ClientError, under_policy, wrapper_policy
 from ag_ui_openai_agents.state import SharedState, use_shared_state
+from ag_ui_openai_agents.threads.media import DEFAULT_INLINE_MEDIA_BYTES, MediaShelf
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, RunOptions, Source
@@ -113,6 +114,7 @@ class OpenAIAgentsAgent:
         a2ui: A2UI | None = None,
         subagents: Subagents | None = None,
         expose_error_details: bool = False,
+        inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
     ) -> None:
         """Wrap ``agent``.
 
@@ -126,6 +128,11 @@ class OpenAIAgentsAgent:
         :data:`AGENT_ERROR_CODE`, and the exception is raised again for the server's log.
         ``expose_error_details=True`` sends the exception's text and class name instead: for
         development only.
+
+        An image or file a tool returns inline whose data is over ``inline_media_bytes``
+        (base64 characters; None: no limit) reaches a 1.0 client by reference: kept in the
+        thread store and served from ``GET {path}/media/{id}``, or, without a store, replaced
+        by a text part saying it was not shown (docs/media.md).
 
         Each capability beyond that is one keyword holding one object (docs/wrapper.md):
 
@@ -176,6 +183,10 @@ class OpenAIAgentsAgent:
             ThreadRuns(threads, thread_key, scope=self.name) if threads is not None else None
         )
         """Runs of the threads kept on the server; None when the wrapper is stateless."""
+        if inline_media_bytes is not None and inline_media_bytes < 0:
+            raise ValueError("inline_media_bytes must be zero or more, or None")
+        self.inline_media_bytes = inline_media_bytes
+        """Inline media above this many characters travel by reference (None: never)."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -219,7 +230,10 @@ class OpenAIAgentsAgent:
         (:func:`~ag_ui_openai_agents.safe_errors.wrapper_policy`), before it is built.
         """
         state = SharedState(run_input.state)
+        shelf = self._shelf(run_input, request, thread_key)
         try:
+            if shelf is not None:
+                run_input = await shelf.restore(run_input)
             with use_shared_state(state):
                 events, resumed = await self._start(run_input, request, thread_key)
         except ResumeLimitError as exc:
@@ -242,10 +256,20 @@ class OpenAIAgentsAgent:
         )
         stream = self.translator.stream(events, resumed.run_input, options)
         stream = under_policy(stream, wrapper_policy(self.expose_error_details))
+        if shelf is not None and run_input.protocol_version is not None:
+            stream = shelf.offload(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
+
+    def _shelf(
+        self, run_input: RunAgentInput, request: Any, thread_key: str | None
+    ) -> MediaShelf | None:
+        """Where this run's large media go (None: every medium stays inline)."""
+        if self.inline_media_bytes is None:
+            return None
+        return MediaShelf(self.inline_media_bytes, run_input, request, self.threads, thread_key)
 
     def _setup_error(self, exc: Exception) -> RunErrorEvent:
         """The RUN_ERROR of a run that could not be started."""
