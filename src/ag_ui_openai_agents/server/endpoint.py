@@ -99,7 +99,8 @@ def add_openai_agents_fastapi_endpoint(
 ) -> None:
     """Add ``POST path`` (an AG-UI run, streamed as SSE), ``GET path/health``,
     ``GET path/capabilities`` and, for an agent with a thread store, ``GET path/media/{id}``
-    (the large media of tool results, to whoever may open their thread; docs/media.md) to a ``FastAPI`` app or an ``APIRouter``.
+    (the large media of tool results, to whoever may open their thread; docs/media.md) to a
+    ``FastAPI`` app or an ``APIRouter``.
 
     Every route answers with and without a trailing slash (no redirect). ``dependencies``
     run before each of them (authentication, rate limits), and on the run route before any of
