@@ -28,7 +28,7 @@ from pydantic import TypeAdapter
 
 from ag_ui_openai_agents import OpenAIAgentsAgent
 from ag_ui_openai_agents.threads import SQLiteThreadStore
-from ag_ui_openai_agents.threads.media import DEFAULT_INLINE_MEDIA_BYTES, MEDIA_NOT_SERVED_CODE
+from ag_ui_openai_agents.threads.media import DEFAULT_INLINE_MEDIA_BYTES, MEDIA_NOT_SERVED
 from support.http import app_with, asgi_client
 from support.invariants import check_stream
 from support.scripted import (
@@ -211,7 +211,7 @@ async def test_without_a_store_a_large_medium_is_an_error_of_that_result_only() 
         assert big["type"] == pdf["type"] == "text"
         assert big["text"].startswith("[image not shown: 400 KiB is over this server's inline")
         assert "keeps no thread store" in big["text"]
-        assert big["metadata"] == {"openai": {"error": MEDIA_NOT_SERVED_CODE}}
+        assert big["metadata"] == {"openai": {"error": MEDIA_NOT_SERVED}}
         assert pdf["text"].startswith("[file 'report.pdf' not shown: ")
         assert pdf["metadata"]["filename"] == "report.pdf"
         assert [e.type for e in events][-1] == "RUN_FINISHED"  # the stream goes on

@@ -54,7 +54,7 @@ from ag_ui_openai_agents.threads.runs import ThreadRuns
 
 __all__ = [
     "DEFAULT_INLINE_MEDIA_BYTES",
-    "MEDIA_NOT_SERVED_CODE",
+    "MEDIA_NOT_SERVED",
     "MediaShelf",
     "ServedMedia",
     "load_media",
@@ -65,8 +65,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_INLINE_MEDIA_BYTES = 256 * 1024
 """The largest inline data (base64 characters, about 192 KiB of file) a part carries itself."""
 
-MEDIA_NOT_SERVED_CODE = "MEDIA_NOT_SERVED"
-"""``metadata.openai.error`` of the text part that stands for a medium that could not be served."""
+MEDIA_NOT_SERVED = "MEDIA_NOT_SERVED"
+"""``metadata.openai.error`` of the text part that stands for a medium that could not be served
+(a mark in a tool result, not a RUN_ERROR code: the run goes on)."""
 
 _PREFIX = "#media/"
 _ID = re.compile(r"[0-9a-f]{32}")
@@ -136,7 +137,7 @@ def _size(count: int) -> str:
 
 def _not_served(part: Any, why: str) -> TextPart:
     """The text part that stands for a medium that cannot be served."""
-    mark: dict[str, Any] = {"error": MEDIA_NOT_SERVED_CODE}
+    mark: dict[str, Any] = {"error": MEDIA_NOT_SERVED}
     metadata: dict[str, Any] = {METADATA_KEY: mark}
     if isinstance(part.metadata, Mapping) and isinstance(part.metadata.get("filename"), str):
         metadata["filename"] = part.metadata["filename"]
