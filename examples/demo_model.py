@@ -16,6 +16,7 @@ never share a call id, and a call id names one call).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
@@ -24,7 +25,15 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from agents import FunctionTool, Handoff, ModelResponse, ModelSettings, RunConfig, Usage
+from agents import (
+    FunctionTool,
+    Handoff,
+    ImageGenerationTool,
+    ModelResponse,
+    ModelSettings,
+    RunConfig,
+    Usage,
+)
 from agents.agent_output import AgentOutputSchemaBase
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.models.interface import Model, ModelProvider, ModelTracing
@@ -38,6 +47,10 @@ from openai.types.responses import (
     ResponseFunctionCallArgumentsDeltaEvent,
     ResponseFunctionCallArgumentsDoneEvent,
     ResponseFunctionToolCall,
+    ResponseImageGenCallCompletedEvent,
+    ResponseImageGenCallGeneratingEvent,
+    ResponseImageGenCallInProgressEvent,
+    ResponseImageGenCallPartialImageEvent,
     ResponseInProgressEvent,
     ResponseOutputItemAddedEvent,
     ResponseOutputItemDoneEvent,
@@ -52,10 +65,12 @@ from openai.types.responses import (
     ResponseTextDoneEvent,
     ResponseUsage,
 )
+from openai.types.responses.response_output_item import ImageGenerationCall
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_reasoning_item import Summary
 
-from demo_plan import Plan, ToolSpec, plan_turn, read_conversation
+from demo_plan import Conversation, Plan, ToolSpec, plan_turn, read_conversation
+from pictures import sunset_png
 
 __all__ = ["DEFAULT_DEMO_MODEL", "DemoModel", "DemoModelProvider", "offline_run_config"]
 
@@ -63,6 +78,9 @@ DEFAULT_DEMO_MODEL = "offline-demo"
 _WORDS_PER_CHUNK = 3
 _ARGUMENT_CHUNK = 16
 _ENCRYPTED_INCLUDE = "reasoning.encrypted_content"
+_PICTURE_WORDS = frozenset({"image", "picture", "photo", "illustration"})
+_PARTIAL_BLOCKS = (32, 8)
+"""The partial images of a generated picture: coarse squares, then finer ones."""
 
 
 class DemoModel(Model):
@@ -169,6 +187,13 @@ def _tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+def _wants_picture(conversation: Conversation, tools: Sequence[Tool]) -> bool:
+    """Whether the agent has the image generation tool and the user asks for a picture."""
+    words = set(re.findall(r"[a-z]+", conversation.user_text.lower()))
+    has_tool = any(isinstance(tool, ImageGenerationTool) for tool in tools)
+    return has_tool and not conversation.calls and bool(words & _PICTURE_WORDS)
+
+
 def _new_call_id() -> str:
     """A call id no other call has, as the Responses API gives each call."""
     return f"call_{uuid.uuid4().hex[:24]}"
@@ -202,12 +227,19 @@ class _Turn:
             else output_schema.json_schema()
         )
         choice = settings.tool_choice if isinstance(settings.tool_choice, str) else None
+        conversation = read_conversation(instructions, items)
         self.plan: Plan = plan_turn(
-            read_conversation(instructions, items),
+            conversation,
             specs,
             output_schema=schema,
             tool_choice=None if choice in ("auto", "none") else choice,
         )
+        self.picture = not self.plan.calls and _wants_picture(conversation, tools)
+        if self.picture:
+            self.plan = Plan(
+                reasoning="The request asks for a picture, so I will generate one.",
+                text="Here is the picture I generated: a sunset over the sea.",
+            )
         request = json.dumps(
             [instructions, _plain(items), [spec.name for spec in specs]],
             sort_keys=True,
@@ -227,6 +259,16 @@ class _Turn:
             summary=[Summary(type="summary_text", text=self.plan.reasoning)],
             encrypted_content=f"demo-encrypted-{self.key}" if self.encrypted else None,
         )
+        if self.picture:
+            yield ImageGenerationCall(
+                id=f"ig_{self.key}",
+                type="image_generation_call",
+                status="completed",
+                result=base64.b64encode(sunset_png()).decode(),
+                output_format="png",
+                revised_prompt="A sunset over a calm sea, in flat colours.",
+                size="1024x1024",
+            )
         if self.plan.text is not None:
             yield ResponseOutputMessage(
                 id=f"msg_{self.key}",
@@ -335,6 +377,8 @@ def _item_events(index: int, item: TResponseOutputItem) -> Iterator[Any]:
         yield from _text_events(index, item)
     elif isinstance(item, ResponseFunctionToolCall):
         yield from _argument_events(index, item)
+    elif isinstance(item, ImageGenerationCall):
+        yield from _picture_events(index, item)
     yield ResponseOutputItemDoneEvent(
         type="response.output_item.done", item=item, output_index=index, sequence_number=0
     )
@@ -348,6 +392,8 @@ def _in_progress(item: TResponseOutputItem) -> TResponseOutputItem:
         update = {"content": [], "status": "in_progress"}
     elif isinstance(item, ResponseFunctionToolCall):
         update = {"arguments": "", "status": "in_progress"}
+    elif isinstance(item, ImageGenerationCall):
+        update = {"result": None, "status": "in_progress", "revised_prompt": None}
     else:
         return item
     return item.model_copy(update=update)
@@ -417,4 +463,26 @@ def _argument_events(index: int, item: ResponseFunctionToolCall) -> Iterator[Any
             "arguments": arguments,
             "name": item.name,
         }
+    )
+
+
+def _picture_events(index: int, item: ImageGenerationCall) -> Iterator[Any]:
+    """A hosted image generation at work: in progress, generating, partial images, completed."""
+    common: dict[str, Any] = {"item_id": item.id, "output_index": index, "sequence_number": 0}
+    yield ResponseImageGenCallInProgressEvent(
+        **common, type="response.image_generation_call.in_progress"
+    )
+    yield ResponseImageGenCallGeneratingEvent(
+        **common, type="response.image_generation_call.generating"
+    )
+    for number, block in enumerate(_PARTIAL_BLOCKS):
+        yield ResponseImageGenCallPartialImageEvent(
+            **common,
+            type="response.image_generation_call.partial_image",
+            partial_image_b64=base64.b64encode(sunset_png(block=block)).decode(),
+            partial_image_index=number,
+            output_format="png",
+        )
+    yield ResponseImageGenCallCompletedEvent(
+        **common, type="response.image_generation_call.completed"
     )

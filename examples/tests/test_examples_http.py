@@ -35,7 +35,7 @@ async def test_health_lists_every_example(client: httpx.AsyncClient) -> None:
     assert body["status"] == "ok"
     assert body["offline_demo"] is True
     assert [demo["path"] for demo in body["demos"]] == [f"/{name}" for name in EXAMPLES]
-    assert len(body["demos"]) == 18
+    assert len(body["demos"]) == 19
     assert body["aliases"] == {
         "/v1_agentic_chat": "/agentic_chat",
         "/a2ui_advanced": "/a2ui_dynamic_schema",

@@ -36,6 +36,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
     "agentic_chat": {"turns": [{"user": "Say hello in one sentence."}, {"user": "Once more."}]},
     "v1_agentic_chat": {"turns": [{"user": "Hello"}, {"user": "Once more."}]},
     "backend_tool_rendering": {"turns": [{"user": "What's the weather in Paris?"}]},
+    "media_results": {
+        "turns": [
+            {"user": "Draw a chart of monthly sales"},
+            {"user": "Generate a picture of a sunset"},
+            {"user": "Thanks!"},
+        ]
+    },
     "human_in_the_loop": {
         "tools": [TASK_STEPS.model_dump(mode="json")],
         "turns": [
@@ -220,6 +227,8 @@ def test_real_client_accepts_every_turn(base_url: str, name: str, client: str) -
         assert _text(events[0]) == "Vous êtes Ada, d'après la page."
     if name in PAGE_CHECKS:
         PAGE_CHECKS[name](result["turns"])
+    if name == "media_results":
+        check_media(result["turns"], parts=client == "v1")
     if name in {"human_in_the_loop", "tool_based_generative_ui"} and client == "v1":
         assert outcomes[0]["pendingToolCallIds"], "the frontend tool call is left to the client"
         assert not outcomes[1].get("pendingToolCallIds")
@@ -294,6 +303,35 @@ def _check_surfaces(turns: list[dict[str, Any]]) -> None:
             parsed = json.loads(content)
             assert "a2ui_operations" in parsed or parsed["code"] == "a2ui_recovery_exhausted"
     assert _text(turns[-1]["events"])
+
+
+def check_media(turns: list[dict[str, Any]], *, parts: bool) -> None:
+    """A 1.0 client gets the chart and the generated picture as content parts, sends them back
+    as they came, and follows the picture's activity (its messages keep it); an older client gets
+    the results as text and no activity. The next turn is accepted either way."""
+    chart, picture, thanks = turns
+    (chart_result,) = _results(chart)
+    (picture_result,) = _results(picture)
+    activity = [e for e in picture["events"] if e["type"].startswith("ACTIVITY_")]
+    held = [m for m in picture["messages"] if m["role"] == "activity"]
+    if parts:
+        text, image = chart_result
+        assert text["text"].startswith("Monthly sales, Jan to Jun")
+        assert image["source"]["type"] == "data" and image["source"]["mimeType"] == "image/png"
+        assert image["metadata"] == {"detail": "low", "openai": {"v": 1}}
+        assert [p["type"] for p in picture_result] == ["text", "image"]
+        assert [e["type"] for e in activity][:2] == ["ACTIVITY_SNAPSHOT", "ACTIVITY_DELTA"]
+        assert {e["activityType"] for e in activity} == {"image_generation"}
+        assert [(m["activityType"], m["content"]) for m in held] == [
+            ("image_generation", {"status": "completed"})
+        ]
+        sent = [m["content"] for m in thanks["request"]["messages"] if m["role"] == "tool"]
+        assert sent == [chart_result, picture_result]  # the parts go back as they came
+    else:
+        assert isinstance(chart_result, str) and '"input_image"' in chart_result
+        assert picture_result == '{"status": "completed"}'
+        assert activity == [] and held == []
+    assert _text(thanks["events"])
 
 
 PAGE_CHECKS = {

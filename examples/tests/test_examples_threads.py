@@ -37,6 +37,7 @@ STATELESS = {"ag_ui_docs_copilot", "custom_lifecycle_events", *(n for n in EXAMP
 TURNS: dict[str, tuple[str, list[Tool], Any]] = {
     "agentic_chat": ("Say hello in one sentence.", [], None),
     "backend_tool_rendering": ("What's the weather in Paris?", [], None),
+    "media_results": ("Draw a chart of monthly sales", [], None),
     "human_in_the_loop": ("Plan the steps to bake a cake", [TASK_STEPS], None),
     "human_in_the_loop_approval": ("Please refund 30 dollars on order A-17", [], None),
     "tool_based_generative_ui": ("Write a haiku about autumn leaves", [HAIKU], None),

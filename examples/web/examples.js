@@ -117,6 +117,7 @@ export const PAGE_EXAMPLES = {
   ag_ui_docs_copilot: { prompt: "What does the README say about shared state?" },
   agentic_chat: { prompt: "Say hello in one sentence." },
   backend_tool_rendering: { prompt: "What's the weather in Paris?" },
+  media_results: { prompt: "Draw a chart of monthly sales, then ask for a picture of a sunset." },
   human_in_the_loop: { prompt: "Plan the steps to bake a cake", tools: [TASK_STEPS_TOOL] },
   human_in_the_loop_approval: { prompt: "Please refund 30 dollars on order A-17" },
   tool_based_generative_ui: { prompt: "Write a haiku about autumn leaves", tools: [HAIKU_TOOL] },

@@ -5,6 +5,7 @@
 import { a2uiResultView, attemptView } from "./a2ui.js";
 import { attachmentViews } from "./attachments.js";
 import { markdownBlock } from "./markdown.js";
+import { activityView, resultPartsView } from "./media.js";
 import { toolStatus } from "./statuses.js";
 import { safeBackground } from "./tools.js";
 
@@ -193,7 +194,12 @@ function toolCallCard(call, view) {
   const result = view.results.get(call.id);
   const name = call.function.name;
   const card = ARGUMENT_CARDS[name]?.(call, view);
-  const resultCard = result ? (RESULT_CARDS[name]?.(result.content) ?? a2uiResultView(result.content, view.sendAction)) : null;
+  const parts = Array.isArray(result?.content) ? result.content : null;
+  const resultCard = parts
+    ? resultPartsView(parts)
+    : result
+      ? (RESULT_CARDS[name]?.(result.content) ?? a2uiResultView(result.content, view.sendAction))
+      : null;
   return h(
     "div",
     { class: "tool-call", "data-tool": name, "data-call-id": call.id, role: "group", "aria-label": `Tool call ${name}` },
@@ -201,7 +207,7 @@ function toolCallCard(call, view) {
     collapsible(`args:${call.id}`, "Arguments", argumentsView(call), { defaultOpen: !card && !resultCard }),
     card,
     resultCard,
-    result && !(card && RESULT_SHOWN_BY_CARD.has(name))
+    result && !parts && !(card && RESULT_SHOWN_BY_CARD.has(name))
       ? collapsible(`result:${call.id}`, "Result", h("pre", { class: "tool-result" }, result.content), {
           defaultOpen: !resultCard && String(result.content).length <= 400,
         })
@@ -243,9 +249,14 @@ export function messageView(message, view) {
     case "tool":
       return view.hasCall(message.toolCallId)
         ? null
-        : h("div", { class: "message tool", "data-id": message.id }, h("div", { class: "who" }, "Tool result"), h("pre", {}, contentText(message.content)));
+        : h(
+            "div",
+            { class: "message tool", "data-id": message.id },
+            h("div", { class: "who" }, "Tool result"),
+            Array.isArray(message.content) ? resultPartsView(message.content) : h("pre", {}, contentText(message.content)),
+          );
     case "activity":
-      return h("div", { class: "message activity", "data-id": message.id }, h("div", { class: "who" }, `Activity: ${message.activityType}`), h("pre", {}, pretty(message.content)));
+      return activityView(message);
     case "system":
     case "developer":
       return h("div", { class: "message system", "data-id": message.id }, h("div", { class: "who" }, message.role), h("div", { class: "text" }, contentText(message.content)));

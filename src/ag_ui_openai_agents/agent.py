@@ -30,6 +30,7 @@ from ag_ui_openai_agents.inbound.messages import TranslatedInput
 from ag_ui_openai_agents.options import StateUpdates, Subagents
 from ag_ui_openai_agents.safe_errors import ClientError, under_policy, wrapper_policy
 from ag_ui_openai_agents.state import SharedState, StateTooLargeError, use_shared_state
+from ag_ui_openai_agents.threads.media import DEFAULT_INLINE_MEDIA_BYTES, MediaShelf
 from ag_ui_openai_agents.threads.runs import ThreadKey, ThreadRuns
 from ag_ui_openai_agents.threads.store import ThreadStore
 from ag_ui_openai_agents.translator import AGUITranslator, Lifecycle, RunOptions, Source
@@ -127,6 +128,13 @@ class OpenAIAgentsAgent:
         ``expose_error_details=True`` sends the exception's text and class name instead: for
         development only.
 
+        An image or file a tool returns inline whose data is over the thread store's
+        ``ThreadSettings.inline_media_bytes`` (without a store:
+        :data:`~ag_ui_openai_agents.threads.media.DEFAULT_INLINE_MEDIA_BYTES`) reaches a 1.0
+        client by reference: kept in the thread store and served from
+        ``GET {path}/media/{id}``, or, without a store, replaced by a text part saying it was
+        not shown (docs/media.md).
+
         Each capability beyond that is one keyword holding one object (docs/wrapper.md):
 
         - ``approvals`` (:class:`Approvals`): signing, edits, limits and the ``authorize``
@@ -176,6 +184,7 @@ class OpenAIAgentsAgent:
             ThreadRuns(threads, thread_key, scope=self.name) if threads is not None else None
         )
         """Runs of the threads kept on the server; None when the wrapper is stateless."""
+        """Inline media above this many characters travel by reference (None: never)."""
 
     def capabilities(self) -> AgentCapabilities:
         """An AG-UI capabilities document describing this agent."""
@@ -224,8 +233,11 @@ class OpenAIAgentsAgent:
         RUN_ERROR of a failed run says what the wrapper's error policy chooses
         (:func:`~ag_ui_openai_agents.safe_errors.wrapper_policy`), before it is built.
         """
+        shelf = self._shelf(run_input, request, thread_key)
         try:
             state = SharedState.from_request(run_input.state, max_bytes=self.state.max_bytes)
+            if shelf is not None:
+                run_input = await shelf.restore(run_input)
             with use_shared_state(state):
                 events, resumed = await self._start(run_input, request, thread_key, paused)
         except (ResumeLimitError, StateTooLargeError) as exc:
@@ -248,10 +260,22 @@ class OpenAIAgentsAgent:
         )
         stream = self.translator.stream(events, resumed.run_input, options)
         stream = under_policy(stream, wrapper_policy(self.expose_error_details))
+        if shelf is not None and run_input.protocol_version is not None:
+            stream = shelf.offload(stream)
         # Closing this generator closes the translator's, which cancels the SDK run.
         async with aclosing(stream):
             async for event in stream:
                 yield event
+
+    def _shelf(
+        self, run_input: RunAgentInput, request: Any, thread_key: str | None
+    ) -> MediaShelf | None:
+        """Where this run's large media go (None: every medium stays inline)."""
+        store = self.threads.store if self.threads is not None else None
+        limit = store.settings.inline_media_bytes if store else DEFAULT_INLINE_MEDIA_BYTES
+        if limit is None:
+            return None
+        return MediaShelf(limit, run_input, request, self.threads, thread_key)
 
     def _setup_error(self, exc: Exception) -> RunErrorEvent:
         """The RUN_ERROR of a run that could not be started."""

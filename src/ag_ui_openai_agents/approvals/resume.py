@@ -64,6 +64,7 @@ from ag_ui_openai_agents.approvals.verify import (
     check_answers,
     refusal_message,
 )
+from ag_ui_openai_agents.inbound.tool_output import ResultPart
 from ag_ui_openai_agents.protocol import HOSTED_CALL_TYPES, result_message_id
 
 __all__ = [
@@ -219,6 +220,7 @@ async def resume_tool_calls(
         taken,
         signed=approvals.signer is not None,
         pauses=pauses,
+        parts=run_input.protocol_version is not None,
     )
     for call, entry in answers:
         if call in renewed:
@@ -332,9 +334,12 @@ class _Resolver:
         *,
         signed: bool,
         pauses: Pauses,
+        parts: bool = False,
     ) -> None:
         self._offered = offered
         self._pauses = pauses
+        self._parts = parts
+        """The client speaks AG-UI 1.0: a result with media is shown as content parts."""
         self._catalog = offered.catalog
         self._signed = signed
         self._context = context
@@ -402,6 +407,7 @@ class _Resolver:
             context=self._context,
             run_config=self._run_config,
             usage=self._usage,
+            parts=self._parts,
         )
         if arguments != call.arguments:
             self._ran_with[(call.message_index, call.call_id)] = arguments
@@ -427,7 +433,7 @@ class _Resolver:
             usage=self._usage if used else None,
         )
 
-    def _answer(self, call: HistoryCall, content: str) -> None:
+    def _answer(self, call: HistoryCall, content: str | list[ResultPart]) -> None:
         """Record the tool message and the event answering ``call``."""
         message_id = result_message_id(call.call_id, self._taken, self._result_numbers)
         self._answers.setdefault(call.message_index, []).append(

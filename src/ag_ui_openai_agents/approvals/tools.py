@@ -33,6 +33,7 @@ from ag_ui_openai_agents.approvals.guardrails import checked_output, input_rejec
 from ag_ui_openai_agents.approvals.history import HistoryCall
 from ag_ui_openai_agents.approvals.interrupts import UnresumableApprovalError
 from ag_ui_openai_agents.inbound.client_tools import is_client_tool
+from ag_ui_openai_agents.inbound.tool_output import ResultPart, structured_text, tool_output_parts
 
 logger = logging.getLogger(__name__)
 
@@ -160,9 +161,11 @@ async def run_approved(
     context: Any,
     run_config: RunConfig,
     usage: Usage,
-) -> str:
+    parts: bool = False,
+) -> str | list[ResultPart]:
     """Run an approved tool outside the run loop with ``arguments`` (the model's, or the ones a
-    person edited) and return its result as text.
+    person edited) and return its result as text; with ``parts`` (a 1.0 client), a result with
+    media as content parts, as a result of the run loop is shown.
 
     Its input guardrails run first: a rejection's message is the result and the tool does not
     run; a tripwire raises. Its output guardrails then see what it returned.
@@ -194,7 +197,9 @@ async def run_approved(
     output = await _invoke(tool, tool_context, raw_call)
     usage.add(tool_context.usage)
     output, rejected = await checked_output(tool, tool_context, agent, output)
-    return _output_text(tool, raw_call, output, bypass_schema=rejected)
+    text = _output_text(tool, raw_call, output, bypass_schema=rejected)
+    shown = tool_output_parts(structured_text(text)) if parts else None
+    return shown or text
 
 
 async def _invoke(

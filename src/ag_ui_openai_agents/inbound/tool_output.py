@@ -1,28 +1,53 @@
-"""Internal: tool results with media, back to the model exactly as it first saw them.
+"""Internal: tool results with media, as content parts and back to the model exactly as it
+first saw them.
 
 The SDK gives the model a structured tool output as Responses content items (``input_text``,
-``input_image``, ``input_file``). The outbound side shows them to a 1.0 client as content parts
-marked with ``metadata.openai`` (see ``outbound/media.py``), and to an older client as the JSON
-text of the items. Both come back here: :func:`exact_output` turns marked parts into the same
-items, :func:`structured_text` reads the JSON text back into them. Parts a client wrote itself
+``input_image``, ``input_file``). :func:`tool_output_parts` makes content parts of them,
+marked with ``metadata.openai`` (for the outbound side and a resumed approval's output alike):
+a 1.0 client is shown those, an older client the JSON text of the items. Both come back here:
+:func:`exact_output` turns marked parts into the same items, :func:`structured_text` reads the
+JSON text back into them. Parts a client wrote itself
 carry no mark and go through the ordinary content translation instead.
 """
 
 from __future__ import annotations
 
 import json
+import mimetypes
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias, cast
 
-from ag_ui.core import DataSource, DocumentPart, FileSource, ImagePart, TextPart, UrlSource
+from ag_ui.core import (
+    ContentPart,
+    DataSource,
+    DocumentPart,
+    FileSource,
+    ImagePart,
+    TextPart,
+    UrlSource,
+)
 from openai.types.responses.response_function_call_output_item_list_param import (
     ResponseFunctionCallOutputItemParam,
 )
 
-from ag_ui_openai_agents.inbound.content import data_url
+from ag_ui_openai_agents.inbound.content import data_url, parse_data_url
 from ag_ui_openai_agents.protocol import METADATA_KEY, REPLAY_VERSION
 
-__all__ = ["OutputItem", "exact_output", "is_exact_part", "structured_entries", "structured_text"]
+__all__ = [
+    "OutputItem",
+    "ResultPart",
+    "entry_part",
+    "exact_output",
+    "is_exact_part",
+    "structured_entries",
+    "structured_text",
+    "tool_output_parts",
+]
+
+_OPENAI = "openai"
+
+ResultPart: TypeAlias = ContentPart
+"""A content part of a tool result (text, image and document parts are made here)."""
 
 OutputItem: TypeAlias = ResponseFunctionCallOutputItemParam
 """One content item of a ``function_call_output``."""
@@ -73,6 +98,98 @@ def structured_entries(output: Any) -> list[dict[str, Any]] | None:
     if not entries or any(entry is None for entry in entries):
         return None
     return [entry for entry in entries if entry is not None]
+
+
+# Items to parts (what a 1.0 client is shown) --------------------------------------------------
+
+_DETAILS = frozenset({"low", "high", "auto", "original"})
+_OCTET_STREAM = "application/octet-stream"
+
+
+def _marker(raw: bool = False) -> dict[str, Any]:
+    marker: dict[str, Any] = {"v": REPLAY_VERSION}
+    if raw:
+        marker["raw"] = True
+    return marker
+
+
+def _metadata(entry: Mapping[str, Any], **marker: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {}
+    if "filename" in entry:
+        metadata["filename"] = entry["filename"]
+    if entry.get("detail") in _DETAILS:
+        metadata["detail"] = entry["detail"]
+    metadata[METADATA_KEY] = {**_marker(), **marker}
+    return metadata
+
+
+def _url_source(url: str) -> DataSource | UrlSource:
+    """A data URL as a data source (when writing it back gives the same URL), else the URL."""
+    parsed = parse_data_url(url)
+    if parsed is None:
+        return UrlSource(value=url)
+    mime_type, payload = parsed
+    if mime_type and data_url(mime_type, payload) == url:
+        return DataSource(value=payload, mime_type=mime_type)
+    return UrlSource(value=url, mime_type=mime_type)
+
+
+def _image_part(entry: Mapping[str, Any]) -> ImagePart:
+    url, file_id = entry.get("image_url"), entry.get("file_id")
+    if url is not None:
+        extra = {"file_id": file_id} if file_id is not None else {}
+        return ImagePart(source=_url_source(url), metadata=_metadata(entry, **extra))
+    source = FileSource(value=str(file_id), provider=_OPENAI)
+    return ImagePart(source=source, metadata=_metadata(entry))
+
+
+def _guess_type(filename: Any) -> str:
+    if isinstance(filename, str):
+        guessed, _ = mimetypes.guess_type(filename)
+        if guessed:
+            return guessed
+    return _OCTET_STREAM
+
+
+def _document_part(entry: Mapping[str, Any]) -> DocumentPart:
+    data, url, file_id = entry.get("file_data"), entry.get("file_url"), entry.get("file_id")
+    source: DataSource | UrlSource | FileSource
+    raw = False
+    if data is not None:
+        if data.strip().lower().startswith("data:"):
+            source = _url_source(data)
+        else:
+            source, raw = DataSource(value=data, mime_type=_guess_type(entry.get("filename"))), True
+    elif url is not None:
+        source = UrlSource(value=url)
+    else:
+        source = FileSource(value=str(file_id), provider=_OPENAI)
+    extra: dict[str, Any] = {"raw": True} if raw else {}
+    if file_id is not None and (data is not None or url is not None):
+        extra["file_id"] = file_id
+    if url is not None and data is not None:
+        extra["file_url"] = url
+    return DocumentPart(source=source, metadata=_metadata(entry, **extra))
+
+
+def entry_part(entry: Mapping[str, Any]) -> ResultPart:
+    """One Responses content item (as :func:`structured_entries` gives it) as a content part."""
+    kind = entry["type"]
+    if kind == "input_text":
+        return TextPart(text=entry["text"])
+    return _image_part(entry) if kind == "input_image" else _document_part(entry)
+
+
+def tool_output_parts(output: Any) -> list[ResultPart] | None:
+    """A tool output with media as content parts; None when it has no image or file (the
+    output then travels as text, as it does to a client older than 1.0)."""
+    entries = structured_entries(output)
+    if entries is None or all(entry["type"] == "input_text" for entry in entries):
+        return None
+    return [entry_part(entry) for entry in entries]
+
+
+# Parts and text back to items ----------------------------------------------------------------
 
 
 def structured_text(text: str) -> list[OutputItem] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from ag_ui.core import RunAgentInput
 from fastapi import APIRouter, FastAPI, Request, Response
@@ -35,6 +36,7 @@ from ag_ui_openai_agents.server.streaming import (
     make_encoder,
     sse_response,
 )
+from ag_ui_openai_agents.threads.media import load_media
 
 __all__ = [
     "DEFAULT_KEEPALIVE_SECONDS",
@@ -95,8 +97,10 @@ def add_openai_agents_fastapi_endpoint(
     max_request_bytes: int | None = DEFAULT_MAX_REQUEST_BYTES,
     dependencies: Sequence[Depends] | None = None,
 ) -> None:
-    """Add ``POST path`` (an AG-UI run, streamed as SSE), ``GET path/health`` and
-    ``GET path/capabilities`` to a ``FastAPI`` app or an ``APIRouter``.
+    """Add ``POST path`` (an AG-UI run, streamed as SSE), ``GET path/health``,
+    ``GET path/capabilities`` and, for an agent with a thread store, ``GET path/media/{id}``
+    (the large media of tool results, to whoever may open their thread; docs/media.md) to a
+    ``FastAPI`` app or an ``APIRouter``.
 
     Every route answers with and without a trailing slash (no redirect). ``dependencies``
     run before each of them (authentication, rate limits), and on the run route before any of
@@ -132,6 +136,15 @@ def add_openai_agents_fastapi_endpoint(
         methods=["GET"],
         summary=f"AG-UI capabilities of {agent.name}",
     )
+    if agent.threads is not None:  # media are kept in the thread store
+        add(
+            f"{base}/media/{{media_id}}",
+            routes.media,
+            "media",
+            methods=["GET"],
+            summary=f"A medium of a tool result of {agent.name}",
+            response_class=Response,
+        )
     if include_health:
         add(
             f"{base}/health",
@@ -179,6 +192,25 @@ class _Routes:
         """``GET path/capabilities``: the agent's AG-UI capabilities document."""
         document = self.agent.capabilities()
         return document.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def media(self, media_id: str, request: Request) -> Response:
+        """``GET path/media/{id}``: a medium kept in a thread the request may open (404 for
+        any other: unknown, expired and forbidden alike). It is sent sandboxed, never sniffed,
+        and a file that is not an image as a download."""
+        threads = self.agent.threads
+        found = await load_media(threads, media_id, request) if threads is not None else None
+        if found is None:
+            return JSONResponse({"detail": "Media not found"}, status_code=404)
+        disposition = "inline" if found.mime_type.startswith("image/") else "attachment"
+        if found.filename:
+            disposition += f"; filename*=UTF-8''{quote(found.filename, safe='')}"
+        headers = {
+            "Content-Disposition": disposition,
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "private, max-age=3600",
+        }
+        return Response(found.body, media_type=found.mime_type, headers=headers)
 
     async def health(self) -> Any:
         """``GET path/health``: the agent's name, or 503 once the server is stopping."""

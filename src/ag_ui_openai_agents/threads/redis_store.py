@@ -20,6 +20,7 @@ from typing import Any
 
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
+    DEFAULT_INLINE_MEDIA_BYTES,
     DEFAULT_LOCK_TTL,
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
@@ -87,12 +88,15 @@ class RedisThreadStore:
         expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
+        inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
     ) -> None:
         if (url is None) == (client is None):
             raise ValueError("give RedisThreadStore either a url or a client")
         self.client: Any = client if client is not None else _import_redis().from_url(url)
         self.prefix = prefix
-        self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self.settings = ThreadSettings(
+            max_messages, max_bytes, expire_after, lock_ttl, lock_wait, inline_media_bytes
+        )
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._save = self.client.register_script(_SAVE)

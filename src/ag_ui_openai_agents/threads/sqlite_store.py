@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
+    DEFAULT_INLINE_MEDIA_BYTES,
     DEFAULT_LOCK_TTL,
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
@@ -76,6 +77,7 @@ class SQLiteThreadStore:
         expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
+        inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
         purge_every: float = DEFAULT_PURGE_EVERY,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
@@ -83,7 +85,9 @@ class SQLiteThreadStore:
         if not purge_every >= 0:
             raise ValueError("purge_every must be zero or more")
         self.path = Path(path)
-        self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self.settings = ThreadSettings(
+            max_messages, max_bytes, expire_after, lock_ttl, lock_wait, inline_media_bytes
+        )
         self.purge_every = purge_every
         self._purged_at: float | None = None
         self._ready = False

@@ -33,6 +33,7 @@ DEFAULT_EXPIRE_AFTER = 30 * 24 * 3600.0
 """Thirty days: a conversation left that long is rarely taken up again, every save starts the
 time anew (a thread in use never expires), and a store's size is then bounded by what its users
 did in a month rather than by everything they ever did."""
+DEFAULT_INLINE_MEDIA_BYTES = 256 * 1024
 DEFAULT_LOCK_TTL = 30.0
 DEFAULT_LOCK_WAIT = 10.0
 _FIRST_POLL = 0.02
@@ -63,12 +64,18 @@ class ThreadSettings:
     of a crashed server is free again at most this long after the crash."""
     lock_wait: float = DEFAULT_LOCK_WAIT
     """Seconds a run waits for another run of the same thread to finish (0: fail at once)."""
+    inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES
+    """Inline data of a tool result's image or file (base64 characters) above which a 1.0
+    client gets it by reference, kept in this store and served from ``{path}/media/{id}``
+    (None: always inline). docs/media.md says why 256 KiB."""
 
     def __post_init__(self) -> None:
         if self.max_messages < 1 or self.max_bytes < 1:
             raise ValueError("max_messages and max_bytes must be positive")
         if self.expire_after is not None and not self.expire_after > 0:
             raise ValueError("expire_after must be positive, or None")
+        if self.inline_media_bytes is not None and self.inline_media_bytes < 0:
+            raise ValueError("inline_media_bytes must be zero or more, or None")
         if not self.lock_ttl > 0 or not (self.lock_wait >= 0 and math.isfinite(self.lock_wait)):
             raise ValueError("lock_ttl must be positive and lock_wait zero or more")
 
