@@ -231,6 +231,26 @@ async def test_media_count_toward_the_thread_limit(tmp_path: Path) -> None:
         assert [e.type for e in events][-1] == "RUN_FINISHED"
 
 
+async def test_kept_media_count_when_the_next_turn_is_measured(tmp_path: Path) -> None:
+    # The chart kept beside the thread fits the thread's limit with a little room to spare, so
+    # the first turn is stored whole; the thread (document and chart) is then over the limit,
+    # though its document alone is about 1 KB: the next turn is refused.
+    chart = 409_612  # bytes the stored chart counts for (metadata.openai.bytes)
+    store = SQLiteThreadStore(tmp_path / "threads.db", max_bytes=chart + 1_000)
+    wrapper, model = _wrapper(store)
+    async with asgi_client(app_with(wrapper)) as client:
+        first = await _run(client, _request("1.0"))
+        assert [e.type for e in first][-1] == "RUN_FINISHED"
+        assert _result(first)[1]["metadata"]["openai"]["bytes"] == chart
+        document = await store.load("artist/alice:thread-media")
+        assert document is not None and len(document.encode()) < 2_000
+        more = UserMessage(id="user-2", content="Once more")
+        second = await _run(client, _request("1.0", more, run_id="run-2"))
+    (error,) = [e for e in second if e.type == "RUN_ERROR"]
+    assert error.code == "THREAD_FULL"
+    assert len(model.calls) == 2  # the first turn's two model calls; none for the refused one
+
+
 async def test_inline_media_count_toward_the_request_limit(tmp_path: Path) -> None:
     wrapper, _ = _wrapper(None)
     app = app_with(wrapper, max_request_bytes=256 * 1024)

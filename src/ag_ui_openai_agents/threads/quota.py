@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import ResumeEntry
+from ag_ui.core import ResumeEntry, ToolMessage
 
 from ag_ui_openai_agents.approvals.decisions import EDITED_ARGS_KEY, REASON_KEY
 from ag_ui_openai_agents.errors import (
@@ -27,6 +27,7 @@ from ag_ui_openai_agents.errors import (
     THREAD_FULL_CODE,
     THREAD_FULL_MESSAGE,
 )
+from ag_ui_openai_agents.protocol import METADATA_KEY
 from ag_ui_openai_agents.threads.merge import Merged
 from ag_ui_openai_agents.threads.record import StoredThread, off_loop
 from ag_ui_openai_agents.threads.store import ThreadSettings
@@ -59,6 +60,20 @@ def _answer_bytes(entry: ResumeEntry) -> int:
     return sum(_json_bytes(payload[k]) for k in (EDITED_ARGS_KEY, REASON_KEY) if k in payload)
 
 
+def kept_media_bytes(thread: StoredThread) -> int:
+    """The bytes of the media the thread's tool results refer to (kept beside the thread's
+    document, served from ``{path}/media/{id}``: they count toward its ``max_bytes``)."""
+    total = 0
+    for message in thread.messages:
+        if isinstance(message, ToolMessage) and not isinstance(message.content, str):
+            for part in message.content:
+                metadata = getattr(part, "metadata", None)
+                mark = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
+                size = mark.get("bytes") if isinstance(mark, dict) and "media" in mark else None
+                total += size if isinstance(size, int) else 0
+    return total
+
+
 def measure(document: str | None, thread: StoredThread, merged: Merged) -> Sizes:
     """The sizes of a request's additions to its thread (CPU work: run it off the loop)."""
     trusted = merged.run_input
@@ -72,7 +87,8 @@ def measure(document: str | None, thread: StoredThread, merged: Merged) -> Sizes
     if trusted.state is not thread.state:  # the request's state is taken
         state_change = _json_bytes(trusted.state) - _json_bytes(thread.state)
     return Sizes(
-        stored=len(document.encode("utf-8")) if document is not None else 0,
+        stored=(len(document.encode("utf-8")) if document is not None else 0)
+        + kept_media_bytes(thread),
         new_messages=added,
         state_change=state_change,
         answers=sum(_answer_bytes(entry) for entry in merged.resume),
