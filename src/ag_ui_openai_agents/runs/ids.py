@@ -1,4 +1,4 @@
-"""Internal: event ids, log keys and request fingerprints of runs that outlive their request (sans-IO).
+"""Internal: event ids, log keys and request fingerprints of detached runs (sans-IO).
 
 An event's id is ``"<runId>.<seq>"``: ``seq`` counts a run's logged events from 1, strictly
 increasing, and is given by the run's event log, so every replica reading the same log (Redis)
