@@ -19,6 +19,7 @@ from ag_ui_openai_agents.runs.log import (
     LogMeta,
     MemoryEventLog,
 )
+from ag_ui_openai_agents.runs.redis_log import RedisEventLog
 
 __all__ = [
     "DEFAULT_CLAIM_EXPIRE_AFTER",
@@ -29,6 +30,7 @@ __all__ = [
     "LogExpiredError",
     "LogMeta",
     "MemoryEventLog",
+    "RedisEventLog",
     "event_id",
     "log_key",
     "parse_event_id",
