@@ -7,6 +7,7 @@ Layout (``prefix`` defaults to ``agui:``)::
 
     <prefix>thread:<key>   a string: the thread's JSON document (PX = expire_after, if set)
     <prefix>lock:<key>     a string: the token of the run holding the thread (PX = lock_ttl)
+    <prefix>run:{<run>}:*  a run's claim and event log (:meth:`RedisThreadStore.event_log`)
 
 A lock is taken with ``SET NX PX``; renewing, releasing and saving are Lua scripts that act
 only while the caller's token is the lock's value, so a run whose lock expired (its server
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ag_ui_openai_agents.runs.redis_log import RedisEventLog
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
     DEFAULT_LOCK_TTL,
@@ -96,9 +98,17 @@ class RedisThreadStore:
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._save = self.client.register_script(_SAVE)
+        self._event_log: RedisEventLog | None = None
 
     def __repr__(self) -> str:
         return f"RedisThreadStore(prefix={self.prefix!r})"
+
+    def event_log(self) -> RedisEventLog:
+        """The event log of this store's runs, the same on every call: Redis Streams on the
+        store's client and prefix, shared by every replica using the same server."""
+        if self._event_log is None:
+            self._event_log = RedisEventLog(client=self.client, prefix=self.prefix)
+        return self._event_log
 
     def _thread(self, key: str) -> str:
         return f"{self.prefix}thread:{key}"

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from ag_ui_openai_agents.runs.log import MemoryEventLog
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
     DEFAULT_LOCK_TTL,
@@ -89,9 +90,18 @@ class SQLiteThreadStore:
         self._ready = False
         self._setup = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self._event_log: MemoryEventLog | None = None
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"
+
+    def event_log(self) -> MemoryEventLog:
+        """The event log of this store's runs, the same on every call: in this process's
+        memory, for a deployment of one server process (several worker processes or replicas
+        share their runs through :class:`RedisThreadStore`'s)."""
+        if self._event_log is None:
+            self._event_log = MemoryEventLog()
+        return self._event_log
 
     async def load(self, key: str) -> str | None:
         """The thread's document, or None when unknown or expired."""
