@@ -26,6 +26,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_RUN_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -89,12 +90,22 @@ class RedisThreadStore:
         expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
+        detached_runs: bool = True,
+        max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
     ) -> None:
         if (url is None) == (client is None):
             raise ValueError("give RedisThreadStore either a url or a client")
         self.client: Any = client if client is not None else _import_redis().from_url(url)
         self.prefix = prefix
-        self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self.settings = ThreadSettings(
+            max_messages,
+            max_bytes,
+            expire_after,
+            lock_ttl,
+            lock_wait,
+            detached_runs=detached_runs,
+            max_run_seconds=max_run_seconds,
+        )
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._save = self.client.register_script(_SAVE)

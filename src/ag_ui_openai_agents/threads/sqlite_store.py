@@ -34,6 +34,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_RUN_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -65,7 +66,9 @@ class SQLiteThreadStore:
     """Keep threads in the SQLite file at ``path`` (created with its tables when missing).
 
     For one machine: every worker process of the server may open the same file. Use
-    :class:`RedisThreadStore` when replicas run on several machines.
+    :class:`RedisThreadStore` when replicas run on several machines. Its event log (detached
+    runs, ``detached_runs``) is in the process's memory: serve it from one process, or turn
+    ``detached_runs`` off for several workers.
     """
 
     def __init__(
@@ -77,6 +80,8 @@ class SQLiteThreadStore:
         expire_after: float | None = DEFAULT_EXPIRE_AFTER,
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
+        detached_runs: bool = True,
+        max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
         purge_every: float = DEFAULT_PURGE_EVERY,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
@@ -84,7 +89,15 @@ class SQLiteThreadStore:
         if not purge_every >= 0:
             raise ValueError("purge_every must be zero or more")
         self.path = Path(path)
-        self.settings = ThreadSettings(max_messages, max_bytes, expire_after, lock_ttl, lock_wait)
+        self.settings = ThreadSettings(
+            max_messages,
+            max_bytes,
+            expire_after,
+            lock_ttl,
+            lock_wait,
+            detached_runs=detached_runs,
+            max_run_seconds=max_run_seconds,
+        )
         self.purge_every = purge_every
         self._purged_at: float | None = None
         self._ready = False
