@@ -189,10 +189,7 @@ class MemoryEventLog:
         deadline = now + self.claim_expire_after
         self._claims[run] = (fingerprint, deadline)
         self._claim_order.append((deadline, run))
-        replaced = self._runs.get(run)
-        if replaced is not None:  # a run id claimed again after its claim expired
-            replaced.gone = True
-            replaced.notify()
+        await self.drop(run)  # a run id claimed again after its claim expired
         self._runs[run] = _Run()
         return Claim.NEW
 
@@ -224,7 +221,7 @@ class MemoryEventLog:
         while True:
             wake = record.wake
             if record.gone:
-                raise LogExpiredError(f"the log of run {run!r} was started afresh")
+                raise LogExpiredError(f"the log of run {run!r} was dropped")
             if cursor < record.dropped:
                 raise LogExpiredError(f"events after {cursor} of run {run!r} were trimmed")
             start = cursor - record.dropped
@@ -246,6 +243,13 @@ class MemoryEventLog:
         record.ended = True
         record.notify()
         self._ending.append((now + self.expire_after, run, record))
+
+    async def drop(self, run: str) -> None:
+        """Forget the run's log now; its readers get :class:`LogExpiredError`."""
+        record = self._runs.pop(run, None)
+        if record is not None:
+            record.gone = True
+            record.notify()
 
     async def meta(self, run: str) -> LogMeta | None:
         """What the log holds of ``run``, or None."""
