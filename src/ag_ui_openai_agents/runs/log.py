@@ -16,8 +16,9 @@ Defaults, and why:
 
 - ``max_events`` = 10 000 per run: a long answer streams one event per token delta, so a
   4 000-token answer with a few tool calls is about 5 000 events; 10 000 keep such a run
-  whole, so a reload replays it from its start, while bounding a runaway run's log (events
-  are a few hundred bytes: a few MB at most per run). A longer run is trimmed from its start
+  whole, so a reload replays it from its start, while bounding a runaway run's log (an
+  event is about 100-150 bytes, measured in ``benchmarks/event_log.py``: about 1.5 MB at most
+  per run). A longer run is trimmed from its start
   (at least the last ``max_events`` are kept); a reader whose cursor falls before what is
   kept gets :class:`LogExpiredError`.
 - ``expire_after`` = 15 minutes after the run's end: long enough for a phone that lost the
