@@ -16,8 +16,18 @@ __all__ = [
     "APPROVAL_DENIED_CODE",
     "APPROVAL_REFUSED_CODE",
     "ENCODING_ERROR_MESSAGE",
+    "EVENT_LOG_EXPIRED_CODE",
+    "EVENT_LOG_EXPIRED_MESSAGE",
     "INVALID_APPROVAL_CODE",
+    "LIVE_RUNS_LIMIT_CODE",
+    "LIVE_RUNS_LIMIT_MESSAGE",
     "RESUME_LIMIT_CODE",
+    "RUN_ID_REUSED_CODE",
+    "RUN_ID_REUSED_MESSAGE",
+    "RUN_STOPPED_CODE",
+    "RUN_STOPPED_MESSAGE",
+    "RUN_TIME_LIMIT_CODE",
+    "RUN_TIME_LIMIT_MESSAGE",
     "SETUP_ERROR_MESSAGE",
     "SHUTDOWN_ERROR_CODE",
     "SHUTDOWN_MESSAGE",
@@ -106,6 +116,31 @@ THREAD_KEY_MESSAGE = "This conversation cannot be opened."
 THREAD_STORE_CODE = "THREAD_STORE_ERROR"
 """The thread store failed to load or save the thread (its details are in the log)."""
 THREAD_STORE_MESSAGE = "The conversation could not be loaded or saved."
+
+# --- runs that belong to the server (detached runs) ----------------------------------------
+
+RUN_ID_REUSED_CODE = "RUN_ID_REUSED"
+"""A run id of the thread was used before for another request body: (thread, run id) names
+one request. Send a new request with a new run id."""
+RUN_ID_REUSED_MESSAGE = "This run id was already used for another request. Use a new run id."
+EVENT_LOG_EXPIRED_CODE = "EVENT_LOG_EXPIRED"
+"""A reattach's ``Last-Event-ID`` is older than what the run's event log still holds (the run
+is longer than the log keeps, or it ended longer ago than the log is kept). Send the request
+again without ``Last-Event-ID``: it gets the thread as stored."""
+EVENT_LOG_EXPIRED_MESSAGE = "The rest of this run is no longer available. Reload the conversation."
+RUN_STOPPED_CODE = "RUN_STOPPED"
+"""The run was stopped (the stop route, or a new turn that superseded it) and its client did
+not say ``protocolVersion`` "1.0" (a 1.0 client gets RUN_FINISHED with the ``cancelled``
+outcome instead). What the run said so far is kept in the thread."""
+RUN_STOPPED_MESSAGE = "The run was stopped."
+RUN_TIME_LIMIT_CODE = "RUN_TIME_LIMIT"
+"""The run went on longer than ``ThreadSettings.max_run_seconds`` and was stopped; what it said
+so far is kept in the thread."""
+RUN_TIME_LIMIT_MESSAGE = "This run took too long and was stopped. What it said so far is kept."
+LIVE_RUNS_LIMIT_CODE = "LIVE_RUNS_LIMIT"
+"""Too many runs are live on this thread (``ThreadSettings.max_live_runs_per_key``) or in this
+server process (``max_live_runs``); nothing ran. Try again when one ends."""
+LIVE_RUNS_LIMIT_MESSAGE = "Too many runs are in progress. Try again when one ends."
 
 # --- the shared state ----------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
-"""A client that drops its HTTP connection mid-turn: the FastAPI route served by uvicorn
-cancels the run, which saves what it got before it frees the thread's lock. The reload then
-shows it, and the next turn's model request passes the request checker. A server shutdown
-stops a run the same way, and saves it the same way.
+"""A client that drops its HTTP connection mid-turn, with ``detached_runs=False`` (a
+disconnect cancels the run): the FastAPI route served by uvicorn cancels the run, which saves
+what it got before it frees the thread's lock. The reload then shows it, and the next turn's
+model request passes the request checker. A server shutdown stops a (detached) run the same
+way, and saves it the same way.
 
 The route, uvicorn in a thread, a real SQLite file, both request kinds. The test waits for the
 cut-short run through the thread's lock (a second store object on the same file), never for a
@@ -73,7 +74,8 @@ async def cut_then_reload(
     """Leave the first turn midway, reload, send a second message: the events seen, the
     reload's messages, the second turn's messages, and the model."""
     database = tmp_path / "threads.db"
-    wrapper, model = wrapper_of(scenario, tools, SQLiteThreadStore(database))
+    store = SQLiteThreadStore(database, detached_runs=False)
+    wrapper, model = wrapper_of(scenario, tools, store)
     assert wrapper.threads is not None
     key = await wrapper.threads.key(THREAD, None)
     ask = user("Where is order 7?", "user-1")

@@ -26,6 +26,7 @@ from ag_ui_openai_agents.server.limits import (
     read_run_input,
 )
 from ag_ui_openai_agents.server.logs import install_run_ids_filter
+from ag_ui_openai_agents.server.resumable import Resumable, resumable_for
 from ag_ui_openai_agents.server.shutdown import server_shutdown
 from ag_ui_openai_agents.server.streaming import (
     DEFAULT_KEEPALIVE_SECONDS,
@@ -129,6 +130,15 @@ def add_openai_agents_fastapi_endpoint(
         response_class=StreamingResponse,
         openapi_extra=_run_body(),
     )
+    if routes.resumable is not None:
+        add(
+            f"{base}/stop",
+            routes.resumable.stop,
+            "stop",
+            methods=["POST"],
+            summary=f"Stop a run of {agent.name}",
+            status_code=202,
+        )
     add(
         f"{base}/capabilities",
         routes.capabilities,
@@ -167,6 +177,11 @@ class _Routes:
         self.agent = agent
         self.keepalive_seconds = keepalive_seconds
         self.max_request_bytes = max_request_bytes
+        self.label = f"AG-UI run of {agent.name}"
+        self.resumable: Resumable | None = resumable_for(
+            agent, keepalive_seconds=keepalive_seconds, label=self.label
+        )
+        """The detached runs of the route (None: a run is its response)."""
 
     async def run(self, request: Request) -> Response:
         """``POST path``: the run as SSE (HTTP 503 once the server is stopping).
@@ -179,18 +194,25 @@ class _Routes:
         run_input = await read_run_input(request, self.max_request_bytes)
         if not isinstance(run_input, RunAgentInput):
             return run_input
+        if self.resumable is not None:
+            response = await self.resumable.run(request, run_input)
+            if response is not None:
+                return response
         return sse_response(
             request,
             run_input,
             self.agent.run_streamed(run_input, request=request),
             keepalive_seconds=self.keepalive_seconds,
             expose_error_details=self.agent.expose_error_details,
-            label=f"AG-UI run of {self.agent.name}",
+            label=self.label,
         )
 
     async def capabilities(self) -> dict[str, Any]:
         """``GET path/capabilities``: the agent's AG-UI capabilities document."""
         document = self.agent.capabilities()
+        if self.resumable is not None and document.transport is not None:
+            transport = document.transport.model_copy(update={"resumable": True})
+            document = document.model_copy(update={"transport": transport})
         return document.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def media(self, media_id: str, request: Request) -> Response:

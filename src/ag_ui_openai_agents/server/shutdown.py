@@ -83,9 +83,10 @@ class ServerShutdown:
         self.watch_signals()
 
     @contextmanager
-    def watching(self) -> Iterator[asyncio.Event]:
-        """An event set when the shutdown begins (at once if it already has)."""
-        event = asyncio.Event()
+    def watching(self, event: asyncio.Event | None = None) -> Iterator[asyncio.Event]:
+        """An event set when the shutdown begins (at once if it already has): ``event`` when
+        given (it may be set for other reasons too), else a new one."""
+        event = event if event is not None else asyncio.Event()
         if self._began:
             event.set()
         entry = (asyncio.get_running_loop(), event)

@@ -12,18 +12,26 @@ end and failure logged with its thread and run ids (each failure once, here).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from ag_ui.core import (
     BaseEvent,
     EventType,
+    ReasoningEndEvent,
+    ReasoningMessageEndEvent,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedEvent,
     StepFinishedEvent,
     StepStartedEvent,
+    SubagentErrorEvent,
+    TextMessageEndEvent,
+    ToolCallEndEvent,
 )
 from ag_ui.encoder import EventEncoder
 from fastapi import Request, Response
@@ -60,7 +68,10 @@ __all__ = [
     "SHUTDOWN_ERROR_CODE",
     "SHUTDOWN_MESSAGE",
     "agui_sse_response",
+    "event_json",
+    "event_texts",
     "make_encoder",
+    "sse_text_response",
 ]
 
 logger = logging.getLogger(__name__)
@@ -74,6 +85,36 @@ STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 nginx's per-response ``proxy_buffering off``)."""
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+
+_OPENS: dict[EventType, tuple[Callable[..., BaseEvent], str]] = {
+    EventType.TEXT_MESSAGE_START: (TextMessageEndEvent, "message_id"),
+    EventType.TOOL_CALL_START: (ToolCallEndEvent, "tool_call_id"),
+    EventType.REASONING_MESSAGE_START: (ReasoningMessageEndEvent, "message_id"),
+    EventType.REASONING_START: (ReasoningEndEvent, "message_id"),
+    EventType.SUBAGENT_STARTED: (SubagentErrorEvent, "subagent_run_id"),
+}
+"""Each event that opens something a RUN_FINISHED may not find open, with what closes it and
+the field naming it."""
+_CLOSES: dict[EventType, EventType] = {
+    EventType.TEXT_MESSAGE_END: EventType.TEXT_MESSAGE_START,
+    EventType.TOOL_CALL_END: EventType.TOOL_CALL_START,
+    EventType.REASONING_MESSAGE_END: EventType.REASONING_MESSAGE_START,
+    EventType.REASONING_END: EventType.REASONING_START,
+    EventType.SUBAGENT_FINISHED: EventType.SUBAGENT_STARTED,
+    EventType.SUBAGENT_ERROR: EventType.SUBAGENT_STARTED,
+}
+STOPPED_SUBAGENT_MESSAGE = "The run was stopped."
+"""``SUBAGENT_ERROR.message`` of a subagent still running when its run was stopped."""
+
+
+class Halt(Protocol):
+    """A way to stop a run the server owns, other than its shutdown: ``requested`` is set
+    to stop it, and ``ending()`` is then its terminal event (RUN_FINISHED or RUN_ERROR)."""
+
+    @property
+    def requested(self) -> asyncio.Event: ...
+
+    def ending(self) -> BaseEvent: ...
 
 
 def make_encoder(accept: str) -> EventEncoder:
@@ -129,11 +170,13 @@ def sse_response(
     server_shutdown.watch_signals_once()
     install_run_ids_filter()
     encoder = make_encoder(request.headers.get("accept", ""))
+    sse = encoder.get_content_type() == SSE_CONTENT_TYPE
     body = _encoded(
         events,
         run_input,
-        encoder,
-        keepalive_seconds=keepalive_seconds,
+        # encode_event writes EventEncoder's very SSE lines, cheaper for the streamed deltas.
+        encode_event if sse else encoder.encode,
+        keepalive_seconds=keepalive_seconds if sse else None,  # comments exist only in SSE
         expose_error_details=expose_error_details,
         label=label,
     )
@@ -149,6 +192,8 @@ class _Progress:
     started: bool = False
     terminal: bool = False
     steps: dict[tuple[str | None, str], None] = field(default_factory=dict)
+    opened: dict[tuple[EventType, str], BaseEvent] = field(default_factory=dict)
+    """Messages, tool calls, reasoning and subagents started and not yet ended."""
     reason: str = "the run's stream ended"
     error: RunErrorEvent | None = None
     """The RUN_ERROR the client was sent, if any."""
@@ -157,7 +202,12 @@ class _Progress:
 
     def saw(self, event: BaseEvent) -> None:
         self.started = True
-        if event.type in _TERMINAL:
+        kind = event.type
+        if kind in _OPENS:
+            self.opened[(kind, getattr(event, _OPENS[kind][1]))] = event
+        elif kind in _CLOSES:
+            self.opened.pop((_CLOSES[kind], getattr(event, _OPENS[_CLOSES[kind]][1])), None)
+        elif kind in _TERMINAL:
             self.terminal = True
             if isinstance(event, RunErrorEvent):
                 self.error = event
@@ -166,12 +216,14 @@ class _Progress:
         elif isinstance(event, StepFinishedEvent):
             self.steps.pop((event.subagent_run_id, event.step_name), None)
 
-    def ending(self, error: RunErrorEvent) -> list[BaseEvent]:
-        """The events that end a stream cut short: open steps finished, then ``error``
-        (nothing when the run already ended; RUN_STARTED first when nothing was sent)."""
+    def ending(self, terminal: BaseEvent) -> list[BaseEvent]:
+        """The events that end a stream cut short: open steps finished, then ``terminal``
+        (nothing when the run already ended; RUN_STARTED first when nothing was sent). Before
+        a RUN_FINISHED (a stopped run), whatever is still open is ended first."""
         if self.terminal:
             return []
-        closing: list[BaseEvent] = [
+        closing = self._closed() if isinstance(terminal, RunFinishedEvent) else []
+        closing += [
             StepFinishedEvent(step_name=name, subagent_run_id=subagent)
             for subagent, name in reversed(self.steps)
         ]
@@ -179,8 +231,24 @@ class _Progress:
             closing.insert(0, run_started(self.run_input))
         self.steps.clear()
         self.terminal = True
-        self.error = error
-        return [*closing, error]
+        if isinstance(terminal, RunErrorEvent):
+            self.error = terminal
+        return [*closing, terminal]
+
+    def _closed(self) -> list[BaseEvent]:
+        """The END of every open message, tool call and reasoning, and a SUBAGENT_ERROR for
+        every running subagent, innermost first."""
+        closing: list[BaseEvent] = []
+        for (kind, ident), opener in reversed(self.opened.items()):
+            close, name = _OPENS[kind]
+            options: dict[str, Any] = {name: ident}
+            if kind is EventType.SUBAGENT_STARTED:
+                options["message"] = STOPPED_SUBAGENT_MESSAGE
+            else:
+                options["subagent_run_id"] = getattr(opener, "subagent_run_id", None)
+            closing.append(close(**options))
+        self.opened.clear()
+        return closing
 
     def sent_code(self) -> str | None:
         return self.error.code if self.error is not None else None
@@ -193,45 +261,68 @@ def _route_policy(expose_error_details: bool) -> ErrorPolicy:
     return spec_errors if expose_error_details else safe_errors
 
 
+def event_json(event: BaseEvent) -> str:
+    """The JSON text of ``event``: its SSE line as ``EventEncoder`` writes it, without the
+    ``data: `` prefix and the blank line."""
+    return encode_event(event)[len("data: ") : -2]
+
+
+def event_texts(
+    events: AsyncIterable[BaseEvent],
+    run_input: RunAgentInput,
+    *,
+    expose_error_details: bool,
+    label: str,
+    halt: Halt,
+) -> AsyncGenerator[str, None]:
+    """The JSON text of each event of a run the server owns (no HTTP response in between):
+    the same edge as :func:`agui_sse_response`'s (a terminal event always, failures logged
+    once with the run's ids, the run cut short when the server shuts down), and the run
+    stopped when ``halt`` is requested, ending with ``halt.ending()``."""
+    return _encoded(
+        events,
+        run_input,
+        event_json,
+        keepalive_seconds=None,
+        expose_error_details=expose_error_details,
+        label=label,
+        halt=halt,
+    )
+
+
 async def _encoded(
     events: AsyncIterable[BaseEvent],
     run_input: RunAgentInput,
-    encoder: EventEncoder,
+    encode: Callable[[BaseEvent], str],
     *,
     keepalive_seconds: float | None,
     expose_error_details: bool,
     label: str,
-) -> AsyncIterator[str]:
+    halt: Halt | None = None,
+) -> AsyncGenerator[str, None]:
     """The encoded events of one run, with keepalive comments while it is silent.
 
     The run's events are iterated in a task of their own, with the run's ids and the route's
     error policy in force: a failed run's RUN_ERROR is what that policy says, from the start.
     When the server shuts down, the run is cancelled and the stream ends with RUN_ERROR
-    (unless the run already ended), always between two whole events. The run's start and end
-    are logged at debug level, and its failure once (:func:`_log_failure`).
+    (unless the run already ended), always between two whole events; when ``halt`` is
+    requested, the same with ``halt.ending()``. The run's start and end are logged at debug
+    level, and its failure once (:func:`_log_failure`).
     """
     ids = RunIds(run_input.thread_id, run_input.run_id)
     log = run_logger(logger, ids)
-    sse = encoder.get_content_type() == SSE_CONTENT_TYPE
-    # encode_event writes EventEncoder's very SSE lines, cheaper for the streamed deltas.
-    encode = encode_event if sse else encoder.encode
-    if not sse:
-        keepalive_seconds = None  # comments exist only in SSE
     policy = _route_policy(expose_error_details)
     context = context_with_run_ids(ids.thread_id, ids.run_id)
     set_policy_in(context, policy)
     progress = _Progress(run_input)
     log.debug("%s started", label)
     try:
-        with server_shutdown.watching() as stopping:
+        with server_shutdown.watching(halt.requested if halt else None) as stop:
             items = paced(
-                _iterate(events),
-                keepalive_seconds=keepalive_seconds,
-                stop=stopping,
-                context=context,
+                _iterate(events), keepalive_seconds=keepalive_seconds, stop=stop, context=context
             )
             async with aclosing(items):
-                chunks = _chunks(items, encode, log, progress, label)
+                chunks = _chunks(items, encode, log, progress, label, halt)
                 async for chunk in _ended(chunks, encode, progress, policy):
                     yield chunk
     except Exception:
@@ -291,14 +382,20 @@ async def _chunks(
     log: logging.LoggerAdapter,  # type: ignore[type-arg]
     progress: _Progress,
     label: str,
+    halt: Halt | None = None,
 ) -> AsyncIterator[str]:
     """What to write for each paced item; ``progress`` says why the stream ended early."""
     async for item in items:
         if item is Pause.KEEPALIVE:
             yield KEEPALIVE_COMMENT
         elif item is Pause.STOPPED:
-            progress.reason = "the server is shutting down; the run was cancelled"
-            stopped = run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
+            stopped: BaseEvent
+            if halt is None or server_shutdown.began:
+                progress.reason = "the server is shutting down; the run was cancelled"
+                stopped = run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
+            else:
+                progress.reason = "the run was stopped"
+                stopped = halt.ending()
             for event in progress.ending(stopped):
                 yield encode(event)
             return
@@ -317,3 +414,22 @@ async def _chunks(
                 return
             progress.saw(item)
             yield chunk
+
+
+def sse_text_response(
+    chunks: AsyncGenerator[str, None], *, keepalive_seconds: float | None
+) -> Response:
+    """A response of SSE text already written (whole ``id:``/``data:`` blocks), with a
+    ``: keepalive`` comment after each ``keepalive_seconds`` of silence (None: never).
+    ``chunks`` is closed when the client goes away."""
+    body = _kept_alive(chunks, keepalive_seconds)
+    return StreamingResponse(body, media_type=SSE_CONTENT_TYPE, headers=STREAM_HEADERS)
+
+
+async def _kept_alive(
+    chunks: AsyncGenerator[str, None], keepalive_seconds: float | None
+) -> AsyncIterator[str]:
+    items = paced(chunks, keepalive_seconds=keepalive_seconds)
+    async with aclosing(items):
+        async for item in items:
+            yield KEEPALIVE_COMMENT if item is Pause.KEEPALIVE else str(item)

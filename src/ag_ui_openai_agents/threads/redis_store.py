@@ -7,6 +7,7 @@ Layout (``prefix`` defaults to ``agui:``)::
 
     <prefix>thread:<key>   a string: the thread's JSON document (PX = expire_after, if set)
     <prefix>lock:<key>     a string: the token of the run holding the thread (PX = lock_ttl)
+    <prefix>run:{<run>}:*  a run's claim and event log (:meth:`RedisThreadStore.event_log`)
 
 A lock is taken with ``SET NX PX``; renewing, releasing and saving are Lua scripts that act
 only while the caller's token is the lock's value, so a run whose lock expired (its server
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ag_ui_openai_agents.runs.redis_log import RedisEventLog
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
     DEFAULT_INLINE_MEDIA_BYTES,
@@ -25,6 +27,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_RUN_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -89,20 +92,37 @@ class RedisThreadStore:
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
         inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
+        detached_runs: bool = True,
+        max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
     ) -> None:
         if (url is None) == (client is None):
             raise ValueError("give RedisThreadStore either a url or a client")
         self.client: Any = client if client is not None else _import_redis().from_url(url)
         self.prefix = prefix
         self.settings = ThreadSettings(
-            max_messages, max_bytes, expire_after, lock_ttl, lock_wait, inline_media_bytes
+            max_messages,
+            max_bytes,
+            expire_after,
+            lock_ttl,
+            lock_wait,
+            inline_media_bytes,
+            detached_runs=detached_runs,
+            max_run_seconds=max_run_seconds,
         )
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)
         self._save = self.client.register_script(_SAVE)
+        self._event_log: RedisEventLog | None = None
 
     def __repr__(self) -> str:
         return f"RedisThreadStore(prefix={self.prefix!r})"
+
+    def event_log(self) -> RedisEventLog:
+        """The event log of this store's runs, the same on every call: Redis Streams on the
+        store's client and prefix, shared by every replica using the same server."""
+        if self._event_log is None:
+            self._event_log = RedisEventLog(client=self.client, prefix=self.prefix)
+        return self._event_log
 
     def _thread(self, key: str) -> str:
         return f"{self.prefix}thread:{key}"

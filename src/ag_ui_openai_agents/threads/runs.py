@@ -9,6 +9,7 @@ that changes a thread holds the thread's lock from its load to its save.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import logging
@@ -86,6 +87,12 @@ limits)."""
 
 Busy = Callable[[], Awaitable[Union[list[BaseEvent], None]]]  # noqa: UP007
 """What answers a request while another run holds the thread's lock (None: wait for it)."""
+
+turn_input_seen: contextvars.ContextVar[Callable[[RunAgentInput], None] | None] = (
+    contextvars.ContextVar("turn_input_seen", default=None)
+)
+"""Called, in the run's context, with the trusted request a turn runs (the thread as stored
+and the request's new messages) before it runs: a detached run's joiners catch up from it."""
 
 _single_user_warning = {"given": False}
 
@@ -314,6 +321,9 @@ class _Turn:
                 yield event
             return
         trusted = merged.run_input
+        seen = turn_input_seen.get()
+        if seen is not None:
+            seen(trusted)
         if merged.claimed or merged.repaired:
             thread = _claiming(thread, merged)
             await self._save(thread)

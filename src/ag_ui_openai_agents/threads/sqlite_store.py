@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from ag_ui_openai_agents.runs.log import MemoryEventLog
 from ag_ui_openai_agents.threads.store import (
     DEFAULT_EXPIRE_AFTER,
     DEFAULT_INLINE_MEDIA_BYTES,
@@ -34,6 +35,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
+    DEFAULT_MAX_RUN_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -65,7 +67,9 @@ class SQLiteThreadStore:
     """Keep threads in the SQLite file at ``path`` (created with its tables when missing).
 
     For one machine: every worker process of the server may open the same file. Use
-    :class:`RedisThreadStore` when replicas run on several machines.
+    :class:`RedisThreadStore` when replicas run on several machines. Its event log (detached
+    runs, ``detached_runs``) is in the process's memory: serve it from one process, or turn
+    ``detached_runs`` off for several workers.
     """
 
     def __init__(
@@ -78,6 +82,8 @@ class SQLiteThreadStore:
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_wait: float = DEFAULT_LOCK_WAIT,
         inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
+        detached_runs: bool = True,
+        max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
         purge_every: float = DEFAULT_PURGE_EVERY,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
@@ -86,16 +92,32 @@ class SQLiteThreadStore:
             raise ValueError("purge_every must be zero or more")
         self.path = Path(path)
         self.settings = ThreadSettings(
-            max_messages, max_bytes, expire_after, lock_ttl, lock_wait, inline_media_bytes
+            max_messages,
+            max_bytes,
+            expire_after,
+            lock_ttl,
+            lock_wait,
+            inline_media_bytes,
+            detached_runs=detached_runs,
+            max_run_seconds=max_run_seconds,
         )
         self.purge_every = purge_every
         self._purged_at: float | None = None
         self._ready = False
         self._setup = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        self._event_log: MemoryEventLog | None = None
 
     def __repr__(self) -> str:
         return f"SQLiteThreadStore({str(self.path)!r})"
+
+    def event_log(self) -> MemoryEventLog:
+        """The event log of this store's runs, the same on every call: in this process's
+        memory, for a deployment of one server process (several worker processes or replicas
+        share their runs through :class:`RedisThreadStore`'s)."""
+        if self._event_log is None:
+            self._event_log = MemoryEventLog()
+        return self._event_log
 
     async def load(self, key: str) -> str | None:
         """The thread's document, or None when unknown or expired."""

@@ -34,6 +34,16 @@ DEFAULT_EXPIRE_AFTER = 30 * 24 * 3600.0
 time anew (a thread in use never expires), and a store's size is then bounded by what its users
 did in a month rather than by everything they ever did."""
 DEFAULT_INLINE_MEDIA_BYTES = 256 * 1024
+DEFAULT_MAX_LIVE_RUNS_PER_KEY = 3
+"""A thread runs one turn at a time (its lock): room for that turn, one waiting for the lock,
+and one being stopped; a client that starts more on one thread is refused."""
+DEFAULT_MAX_LIVE_RUNS = 1000
+"""Live runs of one server process: each holds a model stream and its turn in memory (tens to
+hundreds of KB), so a thousand stay within a few hundred MB; runs past it are refused."""
+DEFAULT_MAX_RUN_SECONDS = 30 * 60.0
+"""Thirty minutes: far longer than an interactive answer, tools included, and shorter than the
+hour a live run's Redis log lives without news, so a run never outlives its log; a run past
+it is stopped and its turn saved."""
 DEFAULT_LOCK_TTL = 30.0
 DEFAULT_LOCK_WAIT = 10.0
 _FIRST_POLL = 0.02
@@ -68,6 +78,20 @@ class ThreadSettings:
     """Inline data of a tool result's image or file (base64 characters) above which a 1.0
     client gets it by reference, kept in this store and served from ``{path}/media/{id}``
     (None: always inline). docs/media.md says why 256 KiB."""
+    detached_runs: bool = True
+    """A run belongs to the server, not to the request that started it: it goes on when its
+    client goes away, its events are logged so the client can reattach (docs/runs.md), and
+    its turn is saved whole. False: a disconnect cancels the run (its turn saved as far as it
+    got). Served by ``add_openai_agents_fastapi_endpoint`` with a store that gives an event
+    log (``SQLiteThreadStore``, ``RedisThreadStore``)."""
+    max_live_runs_per_key: int = DEFAULT_MAX_LIVE_RUNS_PER_KEY
+    """Detached runs of one thread (one store key) live at once; more are refused
+    (``LIVE_RUNS_LIMIT``)."""
+    max_live_runs: int = DEFAULT_MAX_LIVE_RUNS
+    """Detached runs live at once in one server process; more are refused."""
+    max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS
+    """Seconds a detached run may last; then it is stopped (``RUN_TIME_LIMIT``), its turn
+    saved as far as it got."""
 
     def __post_init__(self) -> None:
         if self.max_messages < 1 or self.max_bytes < 1:
@@ -78,6 +102,10 @@ class ThreadSettings:
             raise ValueError("inline_media_bytes must be zero or more, or None")
         if not self.lock_ttl > 0 or not (self.lock_wait >= 0 and math.isfinite(self.lock_wait)):
             raise ValueError("lock_ttl must be positive and lock_wait zero or more")
+        if min(self.max_live_runs_per_key, self.max_live_runs) < 1:
+            raise ValueError("max_live_runs_per_key and max_live_runs must be positive")
+        if not (self.max_run_seconds > 0 and math.isfinite(self.max_run_seconds)):
+            raise ValueError("max_run_seconds must be positive")
 
 
 @runtime_checkable
