@@ -3,6 +3,8 @@ build the next request from the last MESSAGES_SNAPSHOT."""
 
 from __future__ import annotations
 
+import uuid
+
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -66,7 +68,7 @@ class Chat:
         """The next request: the history so far plus ``new`` messages."""
         return RunAgentInput(
             thread_id=self.thread_id,
-            run_id=f"run-{self.turns + 1}",
+            run_id=f"run-{self.turns + 1}-{uuid.uuid4().hex[:8]}",  # new for every run, as clients make them
             messages=[*self.history, *new],
             tools=self.tools,
             context=self.context,
@@ -210,10 +212,19 @@ async def post_run(
 
 
 def assert_standard_encoding(body: str, events: Sequence[BaseEvent]) -> None:
-    """Every event on the wire is byte for byte what ``EventEncoder`` writes for it."""
-    lines = [block + "\n\n" for block in body.split("\n\n") if block.startswith("data: ")]
+    """Every event on the wire is byte for byte what ``EventEncoder`` writes for it, after the
+    ``id:`` line a run kept on the server gives each of its events (``<runId>.<seq>``, the
+    sequence strictly increasing)."""
+    lines, seqs = [], []
+    for block in body.split("\n\n"):
+        if block.startswith("id: "):
+            event_id, _, block = block.partition("\n")
+            seqs.append(int(event_id.rsplit(".", 1)[1]))
+        if block.startswith("data: "):
+            lines.append(block + "\n\n")
     standard = EventEncoder()
     assert lines == [standard.encode(event) for event in events]
+    assert seqs == sorted(set(seqs))
 
 
 # Client-side tools the frontend examples declare, shaped like the AG-UI Dojo's.

@@ -75,7 +75,7 @@ async def test_a_request_with_nothing_to_answer_calls_no_model(
     assert run.state_snapshots == [PAGE_STATE]
     # Nothing was kept either: the first message starts the conversation.
     first = empty_request(f"load-{name}", protocol_version).model_copy(
-        update={"messages": [UserMessage(id="u1", content="Hello")], "run_id": "run-1"}
+        update={"messages": [UserMessage(id="u1", content="Hello")], "run_id": "run-1-hello"}
     )
     hello = await post_run(served, f"/{name}", first)
     assert [m.id for m in hello.snapshot.messages][:1] == ["u1"]
