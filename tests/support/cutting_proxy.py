@@ -10,8 +10,11 @@ the same places on every run and every machine.
 
 Every connection (its response's bytes counted from its first, headers included) is closed
 on both sides once ``cut_after_bytes`` bytes went from the server to the client; what the
-client sent is passed on untouched. The proxy runs its own event loop in a thread, so sync
-tests, uvicorn threads and Node or Chromium clients can all go through it.
+client sent is passed on untouched. With ``streams_only``, bytes are counted from the first
+event-stream response of a connection on (a page's scripts and styles pass whole, as they do
+through a proxy that caps a connection's time: they are quick). The proxy runs its own event
+loop in a thread, so sync tests, uvicorn threads and Node or Chromium clients can all go
+through it.
 """
 
 from __future__ import annotations
@@ -27,16 +30,18 @@ __all__ = ["CuttingProxy", "cutting_proxy"]
 
 _READ_SIZE = 4096
 _START_SECONDS = 10.0
+_EVENT_STREAM = b"content-type: text/event-stream"
 
 
 class CuttingProxy:
     """The running proxy: its :attr:`url`, and how many connections it has cut."""
 
-    def __init__(self, upstream: str, cut_after_bytes: int) -> None:
+    def __init__(self, upstream: str, cut_after_bytes: int, streams_only: bool = False) -> None:
         parts = urlsplit(upstream)
         assert parts.hostname is not None and parts.port is not None, upstream
         self.upstream = (parts.hostname, parts.port)
         self.cut_after_bytes = cut_after_bytes
+        self.streams_only = streams_only
         self.url = ""
         self.cuts = 0
         self.connections = 0
@@ -75,10 +80,19 @@ class CuttingProxy:
     async def _answer(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> bool:
         """Pass the server's bytes on until the cap: True when the cap cut them."""
         left = self.cut_after_bytes
+        counting = not self.streams_only
         while True:
             data = await source.read(_READ_SIZE)
             if not data or sink.is_closing():
                 return False
+            if not counting:
+                at = data.lower().find(_EVENT_STREAM)
+                if at < 0:
+                    sink.write(data)
+                    continue
+                counting = True
+                sink.write(data[:at])
+                data = data[at:]
             sink.write(data[:left])
             with contextlib.suppress(ConnectionError):
                 await sink.drain()
@@ -102,10 +116,12 @@ async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
 
 
 @contextmanager
-def cutting_proxy(upstream: str, *, cut_after_bytes: int) -> Iterator[CuttingProxy]:
+def cutting_proxy(
+    upstream: str, *, cut_after_bytes: int, streams_only: bool = False
+) -> Iterator[CuttingProxy]:
     """A proxy in front of ``upstream`` (``http://127.0.0.1:<port>``) that closes every
-    connection after ``cut_after_bytes`` bytes of its answer."""
-    proxy = CuttingProxy(upstream, cut_after_bytes)
+    connection after ``cut_after_bytes`` bytes of its answer (of its event stream)."""
+    proxy = CuttingProxy(upstream, cut_after_bytes, streams_only)
     thread = threading.Thread(target=proxy.run, daemon=True)
     thread.start()
     if not proxy._ready.wait(_START_SECONDS):
