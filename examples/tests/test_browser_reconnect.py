@@ -50,8 +50,13 @@ def _example(model: HeldModel) -> Example:
 
     def mount(app: FastAPI, path: str, settings: ExampleSettings) -> None:
         config = RunConfig(model_provider=ScriptedProvider(model), tracing_disabled=True)
-        wrapped = OpenAIAgentsAgent(build(settings), name=EXAMPLE, run_config=config,
-                                    threads=settings.threads, thread_key=browser_thread_key)  # fmt: skip
+        wrapped = OpenAIAgentsAgent(
+            build(settings),
+            name=EXAMPLE,
+            run_config=config,
+            threads=settings.threads,
+            thread_key=browser_thread_key,
+        )
         add_openai_agents_fastapi_endpoint(app, wrapped, path)
 
     return Example(EXAMPLE, "A long answer (test only).", build, mount, keeps_threads=True)

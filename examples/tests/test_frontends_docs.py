@@ -289,7 +289,10 @@ def test_copilotkits_stop_through_the_route_stops_the_run_on_the_python_server(
                                  path="/agentic_chat")  # fmt: skip
     recorder = RecordHeaders(app)
     try:
-        with serve_app(recorder) as url, blocks_folder(COPILOTKIT_DIR, [ROUTE, PAGE, *LIBRARY]) as folder:
+        with (
+            serve_app(recorder) as url,
+            blocks_folder(COPILOTKIT_DIR, [ROUTE, PAGE, *LIBRARY]) as folder,
+        ):
             tsc(folder, TSCONFIG_NEXT, COPILOTKIT_DIR)
             node = shutil.which("node")
             assert node is not None
@@ -297,14 +300,20 @@ def test_copilotkits_stop_through_the_route_stops_the_run_on_the_python_server(
                        "--stop", "--message", "Tell me a story"]  # fmt: skip
             played = json.loads(node_tool(*command, cwd=folder, env={"AGENT_SERVER": url}))
             [(_, run_body)] = [post for post in recorder.posts if post[0] == "/agentic_chat"]
-            replay = httpx.post(f"{url}/agentic_chat", content=run_body,
-                                headers={"content-type": "application/json"}, timeout=30)  # fmt: skip
+            replay = httpx.post(
+                f"{url}/agentic_chat",
+                content=run_body,
+                headers={"content-type": "application/json"},
+                timeout=30,
+            )
     finally:
         model.gate.set()
 
     stopped = played["stopped"]
     assert stopped["status"] == 200 and stopped["answer"]["stopped"] is True, stopped
-    [stop_body] = [json.loads(body) for path, body in recorder.posts if path == "/agentic_chat/stop"]
+    [stop_body] = [
+        json.loads(body) for path, body in recorder.posts if path == "/agentic_chat/stop"
+    ]
     run = json.loads(run_body)
     assert stop_body == {"threadId": run["threadId"], "runId": run["runId"]}
     assert stop_body["threadId"] == stopped["threadId"]
