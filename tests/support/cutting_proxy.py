@@ -10,9 +10,12 @@ the same places on every run and every machine.
 
 Every connection (its response's bytes counted from its first, headers included) is closed
 on both sides once ``cut_after_bytes`` bytes went from the server to the client; what the
-client sent is passed on untouched. With ``streams_only``, bytes are counted from the first
-event-stream response of a connection on (a page's scripts and styles pass whole, as they do
-through a proxy that caps a connection's time: they are quick). The proxy runs its own event
+client sent is passed on untouched. With ``streams_only``, only event-stream responses are
+capped, in bytes of their body (a page's scripts and styles pass whole, as they do through a
+proxy that caps a connection's time: they are quick), and a capped response is ended there
+as HTTP (its last chunk cut short, then the closing chunk) before the connection is closed:
+a browser then gets every byte it was sent (Chromium may drop the bytes it has not yet handed
+to the page when a chunked body breaks off). The proxy runs its own event
 loop in a thread, so sync tests, uvicorn threads and Node or Chromium clients can all go
 through it.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
@@ -74,31 +77,61 @@ class CuttingProxy:
             pass  # the proxy is closing, or the client left: the connection ends either way
         finally:
             sending.cancel()
-            for side in (writer, up_writer):
-                side.transport.abort()  # no orderly end: the connection just stops
+            up_writer.transport.abort()
+            # The client's side is closed (FIN) once what it was sent is flushed: its bytes
+            # arrive, then the response stops mid-stream. (A reset could drop bytes the client
+            # had received but not yet read.)
+            writer.close()
 
     async def _answer(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> bool:
         """Pass the server's bytes on until the cap: True when the cap cut them."""
+        if self.streams_only:
+            return await self._answer_streams(source, sink)
         left = self.cut_after_bytes
-        counting = not self.streams_only
         while True:
             data = await source.read(_READ_SIZE)
             if not data or sink.is_closing():
                 return False
-            if not counting:
-                at = data.lower().find(_EVENT_STREAM)
-                if at < 0:
-                    sink.write(data)
-                    continue
-                counting = True
-                sink.write(data[:at])
-                data = data[at:]
             sink.write(data[:left])
             with contextlib.suppress(ConnectionError):
                 await sink.drain()
             left -= min(left, len(data))
             if left == 0:
                 return True
+
+    async def _answer_streams(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter
+    ) -> bool:
+        """Pass the server's bytes on up to its first event-stream response; pass that one's
+        body (chunked) up to the cap, then end it. True when the cap cut it."""
+        while True:
+            data = await source.read(_READ_SIZE)
+            if not data or sink.is_closing():
+                return False
+            at = data.lower().find(_EVENT_STREAM)
+            if at >= 0:
+                break
+            sink.write(data)
+        start = data.rfind(b"HTTP/1.", 0, at)
+        sink.write(data[:start])
+        head = data[start:]
+        while b"\r\n\r\n" not in head:
+            more = await source.read(_READ_SIZE)
+            if not more:
+                return False
+            head += more
+        end = head.index(b"\r\n\r\n") + 4
+        sink.write(head[:end])
+        left = self.cut_after_bytes
+        async for piece in _chunks(source, head[end:]):
+            part = piece[:left]
+            sink.write(b"%x\r\n%s\r\n" % (len(part), part))
+            left -= len(part)
+            if left == 0:
+                sink.write(b"0\r\n\r\n")
+                return True
+        sink.write(b"0\r\n\r\n")
+        return False
 
     def run(self) -> None:
         asyncio.run(self._serve())
@@ -113,6 +146,26 @@ async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
         while (data := await source.read(_READ_SIZE)) and not sink.is_closing():
             sink.write(data)
             await sink.drain()
+
+
+async def _chunks(source: asyncio.StreamReader, buffered: bytes) -> AsyncIterator[bytes]:
+    """The data of each chunk of a chunked HTTP body, ``buffered`` being its first bytes."""
+    buffer = buffered
+    while True:
+        while b"\r\n" not in buffer:
+            if not (more := await source.read(_READ_SIZE)):
+                return
+            buffer += more
+        line, buffer = buffer.split(b"\r\n", 1)
+        size = int(line.split(b";")[0], 16)
+        if size == 0:
+            return
+        while len(buffer) < size + 2:
+            if not (more := await source.read(_READ_SIZE)):
+                return
+            buffer += more
+        yield buffer[:size]
+        buffer = buffer[size + 2 :]
 
 
 @contextmanager
