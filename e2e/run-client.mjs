@@ -31,13 +31,14 @@ import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
 
 const CLIENT_MODULES = {
   v1: "@ag-ui/client",
   v0: "ag-ui-client-v0",
   v057: "ag-ui-client-v0-57",
 };
-const TURN_KINDS = ["user", "toolResult", "resume"];
+const TURN_KINDS = ["user", "toolResult", "resume", "reload"];
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /** Raised for a command line or scenario that cannot be run at all. */
@@ -154,6 +155,9 @@ function checkScenario(scenario) {
   if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
     throw new UsageError("scenario.timeoutSeconds must be a positive number");
   }
+  if (scenario.fetchModule !== undefined && typeof scenario.fetchModule !== "string") {
+    throw new UsageError("scenario.fetchModule must be the path of a module");
+  }
   for (const key of ["state", "forwardedProps", "headers"]) {
     if (scenario[key] !== undefined && !isObject(scenario[key])) {
       throw new UsageError(`scenario.${key} must be an object`);
@@ -178,6 +182,9 @@ function checkTurn(turn, index) {
   }
   if ("toolResult" in turn && !isObject(turn.toolResult)) {
     throw new UsageError(`${where}.toolResult must be an object`);
+  }
+  if ("reload" in turn && turn.reload !== true) {
+    throw new UsageError(`${where}.reload must be true`);
   }
   if ("resume" in turn) {
     if (!isObject(turn.resume)) throw new UsageError(`${where}.resume must be an object`);
@@ -208,18 +215,33 @@ function copy(value) {
   return value === undefined ? undefined : structuredClone(value);
 }
 
+/**
+ * The fetch the agent gets: the global one, recording every request body it sends (and the
+ * Last-Event-ID of each resend in `requests.resumes`), wrapped by the scenario's
+ * `fetchModule` (its `resumingFetch()`) when it names one.
+ */
+async function agentFetch(scenario, requests) {
+  const recording = async (url, init) => {
+    requests.push(typeof init?.body === "string" ? JSON.parse(init.body) : null);
+    const resumed = new Headers(init?.headers).get("last-event-id");
+    if (resumed !== null) requests.resumes.push(resumed);
+    return fetch(url, init);
+  };
+  if (scenario.fetchModule === undefined) return recording;
+  const { resumingFetch } = await import(pathToFileURL(scenario.fetchModule).href);
+  return resumingFetch({ fetch: recording, retryDelayMs: 10 });
+}
+
 /** Creates the client's HttpAgent, recording every request body it sends. */
-function createAgent(clientModule, scenario, requests) {
+async function createAgent(clientModule, scenario, requests) {
+  const fetchFn = await agentFetch(scenario, requests);
   return new clientModule.HttpAgent({
     url: scenario.url,
     threadId: scenario.threadId ?? randomUUID(),
     initialState: copy(scenario.state) ?? {},
     initialMessages: copy(scenario.messages) ?? [],
     headers: copy(scenario.headers) ?? {},
-    fetch: async (url, init) => {
-      requests.push(typeof init?.body === "string" ? JSON.parse(init.body) : null);
-      return fetch(url, init);
-    },
+    fetch: fetchFn,
   });
 }
 
@@ -233,6 +255,7 @@ function prepareTurn(clientModule, agent, turn, previous) {
     answerToolCalls(agent, turn.toolResult, previous);
     return undefined;
   }
+  if ("reload" in turn) return undefined; // nothing new: a reload asking for the thread
   return resumeEntries(clientModule, agent, turn.resume);
 }
 
@@ -369,6 +392,7 @@ async function playTurn(clientModule, agent, scenario, turn, previous, requests)
   const capture = captureRun();
   const runId = randomUUID();
   const sentBefore = requests.length;
+  const resumesBefore = requests.resumes.length;
   currentWarnings = [];
   let error = null;
   try {
@@ -392,7 +416,8 @@ async function playTurn(clientModule, agent, scenario, turn, previous, requests)
     state: copy(agent.state) ?? {},
     pendingToolCalls: error === null ? pendingToolCalls(capture.outcome, messages) : [],
     interrupts: copy(agent.pendingInterrupts) ?? [],
-    request: requests.length > sentBefore ? requests[requests.length - 1] : null,
+    request: requests.length > sentBefore ? requests[sentBefore] : null,
+    resumedFrom: requests.resumes.slice(resumesBefore),
     warnings: currentWarnings,
   };
   currentWarnings = null;
@@ -413,6 +438,7 @@ function notRun(index) {
     pendingToolCalls: [],
     interrupts: [],
     request: null,
+    resumedFrom: [],
     warnings: [],
   };
 }
@@ -420,8 +446,8 @@ function notRun(index) {
 /** Plays every turn of the scenario in order and returns the result document. */
 async function playScenario(client, scenario) {
   const clientModule = await import(CLIENT_MODULES[client]);
-  const requests = [];
-  const agent = createAgent(clientModule, scenario, requests);
+  const requests = Object.assign([], { resumes: [] });
+  const agent = await createAgent(clientModule, scenario, requests);
   const turns = [];
   let failedAt = null;
   for (const [index, turn] of scenario.turns.entries()) {

@@ -11,6 +11,11 @@
  * Every request carries an `authorization` header, an `x-*` header and a cookie, so the
  * caller can see which ones reach the upstream server. Prints one JSON document:
  * `{"info", "paused": {"types", "interrupts"}, "resumed": {"types", "results", "text"}}`.
+ *
+ * With `--stop`, it plays CopilotKit's Stop button instead: one run of `--message`, and once
+ * its first text arrives, `POST <base>/agent/<id>/stop/<threadId>` as the frontend sends it;
+ * it prints `{"info", "stopped": {"threadId", "status", "answer", "types", "text"}}` (the stop
+ * route's status and JSON answer, then what the run's stream brought).
  * Telemetry is off: the runtime makes no request but to the upstream.
  */
 import { randomUUID } from "node:crypto";
@@ -34,6 +39,7 @@ function readCommandLine() {
       route: { type: "string" },
       agent: { type: "string" },
       message: { type: "string", default: "Please refund 30 dollars on order A-17" },
+      stop: { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -63,15 +69,64 @@ async function run(route, agent, body) {
   return events(await route.POST(request));
 }
 
+/** The events of an SSE body as they come, parsed. */
+async function* streamedEvents(body) {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const lines = buffer.split("\n");
+    buffer = lines.pop();
+    for (const line of lines) {
+      if (line.startsWith("data: ")) yield JSON.parse(line.slice("data: ".length));
+    }
+  }
+}
+
+/** One run, stopped as CopilotKit's Stop button stops it once its first text arrives. */
+async function stopOne(route, agent, message) {
+  const threadId = randomUUID();
+  const user = { id: randomUUID(), role: "user", content: message };
+  const response = await route.POST(
+    new Request(`${BASE}/agent/${agent}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...FORWARD_CHECK },
+      body: JSON.stringify(runInput(threadId, [user])),
+    }),
+  );
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  const seen = [];
+  let stop = null;
+  for await (const event of streamedEvents(response.body)) {
+    seen.push(event);
+    if (stop === null && event.type === "TEXT_MESSAGE_CONTENT") {
+      const request = new Request(`${BASE}/agent/${agent}/stop/${threadId}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...FORWARD_CHECK },
+        body: "{}",
+      });
+      const answer = await route.POST(request);
+      stop = { status: answer.status, answer: await answer.json() };
+    }
+  }
+  const text = seen.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+  return { threadId, ...stop, types: seen.map((e) => e.type), text };
+}
+
 function runInput(threadId, messages, resume) {
   const input = { threadId, runId: randomUUID(), state: {}, messages, tools: [], context: [] };
   return { ...input, forwardedProps: {}, ...(resume ? { resume } : {}) };
 }
 
 async function main() {
-  const { route: path, agent, message } = readCommandLine();
+  const { route: path, agent, message, stop } = readCommandLine();
   const route = await import(pathToFileURL(resolve(path)).href);
   const info = await (await route.GET(new Request(`${BASE}/info`, { headers: FORWARD_CHECK }))).json();
+  if (stop) {
+    const stopped = await stopOne(route, agent, message);
+    process.stdout.write(`${JSON.stringify({ info, stopped })}\n`);
+    return;
+  }
 
   const threadId = randomUUID();
   const user = { id: randomUUID(), role: "user", content: message };

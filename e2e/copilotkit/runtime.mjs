@@ -15,8 +15,12 @@
  * Everything the runtime logs goes to stderr, each line prefixed with its level
  * (`[error]`, `[warn]`, ...), so the caller can fail on any error it logged.
  * Telemetry is off: the runtime makes no request but to the upstream.
+ *
+ * `--resuming-fetch <module.js>` gives each agent that module's `resumingFetch()` as its
+ * `fetch` (the compiled `lib/resuming-fetch.ts` of docs/frontends.md).
  */
 import { createServer } from "node:http";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
@@ -46,7 +50,11 @@ function safeJson(value) {
 
 function readCommandLine() {
   const { values } = parseArgs({
-    options: { upstream: { type: "string" }, agents: { type: "string" } },
+    options: {
+      upstream: { type: "string" },
+      agents: { type: "string" },
+      "resuming-fetch": { type: "string" },
+    },
     strict: true,
   });
   if (!values.upstream || !values.agents) {
@@ -54,19 +62,26 @@ function readCommandLine() {
     process.exit(2);
   }
   const names = values.agents.split(",").filter(Boolean);
-  return { upstream: values.upstream.replace(/\/+$/, ""), names };
+  return {
+    upstream: values.upstream.replace(/\/+$/, ""),
+    names,
+    resumingFetchModule: values["resuming-fetch"],
+  };
 }
 
 async function main() {
   routeConsole();
-  const { upstream, names } = readCommandLine();
+  const { upstream, names, resumingFetchModule } = readCommandLine();
   // Imported after the environment is set, so telemetry reads it as off.
   const { HttpAgent } = await import("@ag-ui/client");
   const { CopilotRuntime, InMemoryAgentRunner } = await import("@copilotkit/runtime/v2");
   const { createCopilotNodeListener } = await import("@copilotkit/runtime/v2/node");
 
+  const wrapped = resumingFetchModule
+    ? { fetch: (await import(pathToFileURL(resumingFetchModule).href)).resumingFetch() }
+    : {};
   const agents = Object.fromEntries(
-    names.map((name) => [name, new HttpAgent({ url: `${upstream}/${name}` })]),
+    names.map((name) => [name, new HttpAgent({ url: `${upstream}/${name}`, ...wrapped })]),
   );
   const runtime = new CopilotRuntime({ agents, runner: new InMemoryAgentRunner() });
   const listener = createCopilotNodeListener({ runtime, basePath: BASE_PATH, activateChannels: false });

@@ -3,15 +3,17 @@
 Each ```ts / ```tsx block of the page names its file on its first line (``// agent.ts``). The
 blocks are written as those files into a folder next to the Node packages they import, and:
 
-- ``agent.ts`` (``@ag-ui/client`` 1.0.0, e2e/) is compiled with ``tsc`` and run by Node against
-  the example server's approval route: it must print the approval it was asked for and the
-  refund's result;
+- ``agent.ts`` (``@ag-ui/client`` 1.0.0, e2e/) is compiled with ``tsc``, with the two files of
+  ``lib/`` (the reconnecting ``fetch`` and the ``HttpAgent`` that stops its run), and run by
+  Node against the example server's approval route: it must print the approval it was asked
+  for and the refund's result, straight and through a proxy that cuts every connection;
 - the Next.js app (e2e/copilotkit/: CopilotKit's runtime 1.75 and React packages) is
   type-checked with ``tsc``, the page and the route handler together; the compiled route
   handler is then called as Next.js calls it, with web ``Request`` objects
   (``e2e/copilotkit/route-harness.mjs``), in front of the example server: its agents are
   listed, and an approval pauses and resumes through it. The headers the Python server
-  received say what the runtime forwards.
+  received say what the runtime forwards. CopilotKit's Stop, through that route, stops the run
+  on the Python server.
 
 The ``npm install`` lines of the page name the versions the suite installs. Skipped without
 Node (failed under CI, as the other Node tests).
@@ -30,11 +32,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui_openai_agents.threads import SQLiteThreadStore
 from starlette.types import ASGIApp, Receive, Scope, Send
 from support.copilotkit import ensure_copilotkit
+from support.cutting_proxy import cutting_proxy
 from support.e2e import COPILOTKIT_DIR, E2E_DIR, ensure_node_modules, serve_app
+from support.reconnect import LONG_ANSWER, long_answer_app
 
 from agents_examples import ExampleSettings
 from server import create_app
@@ -45,9 +50,13 @@ ROOT = Path(__file__).resolve().parents[2]
 FRONTENDS = ROOT / "docs" / "frontends.md"
 HARNESS = COPILOTKIT_DIR / "route-harness.mjs"
 AGENT_PROGRAM = "agent.ts"
+RESUMING_FETCH = "lib/resuming-fetch.ts"
+STOPPABLE_AGENT = "lib/stoppable-agent.ts"
+LIBRARY = [RESUMING_FETCH, STOPPABLE_AGENT]
 ROUTE = "app/api/copilotkit/[[...slug]]/route.ts"
 PAGE = "app/page.tsx"
 NODE_SECONDS = 300
+ROUTE_JS = "out/app/api/copilotkit/[[...slug]]/route.js"
 
 BLOCK = re.compile(r"^```(ts|tsx)\n(.*?)^```", re.M | re.S)
 
@@ -61,7 +70,7 @@ TSCONFIG_NODE = {
         "types": ["node"],
         "outDir": "out",
     },
-    "files": [AGENT_PROGRAM],
+    "files": [AGENT_PROGRAM, STOPPABLE_AGENT],
 }
 """A Node program's settings: an ES module (e2e/package.json says ``"type": "module"``)."""
 
@@ -79,7 +88,7 @@ TSCONFIG_NEXT = {
         "types": ["node"],
         "outDir": "out",
     },
-    "include": ["app"],
+    "include": ["app", "lib"],
 }
 """The settings ``create-next-app`` writes that matter to a type check (strict included)."""
 
@@ -134,16 +143,30 @@ def tsc(folder: Path, config: dict[str, Any], packages: Path) -> None:
 
 
 class RecordHeaders:
-    """ASGI middleware that keeps the headers of every POST."""
+    """ASGI middleware that keeps the headers (and the path and body) of every POST."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.seen: list[dict[str, str]] = []
+        self.posts: list[tuple[str, bytes]] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            self.seen.append({k.decode(): v.decode() for k, v in scope["headers"]})
-        await self.app(scope, receive, send)
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        self.seen.append({k.decode(): v.decode() for k, v in scope["headers"]})
+        chunks: list[bytes] = []
+
+        async def recorded() -> Any:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                self.posts.append((scope["path"], b"".join(chunks)))
+            return message
+
+        await self.app(scope, recorded, send)
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +182,7 @@ def example_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
 
 
 def test_every_typescript_block_is_exercised() -> None:
-    assert set(typescript_blocks()) == {AGENT_PROGRAM, ROUTE, PAGE}
+    assert set(typescript_blocks()) == {AGENT_PROGRAM, ROUTE, PAGE, *LIBRARY}
 
 
 def test_the_install_lines_name_the_versions_the_suite_installs() -> None:
@@ -185,16 +208,44 @@ def test_the_http_agent_program_runs_against_the_example_server(
 ) -> None:
     ensure_node_modules()
     url, _ = example_server
-    with blocks_folder(E2E_DIR, [AGENT_PROGRAM]) as folder:
+    with blocks_folder(E2E_DIR, [AGENT_PROGRAM, *LIBRARY]) as folder:
         tsc(folder, TSCONFIG_NODE, E2E_DIR)
-        node = shutil.which("node")
-        assert node is not None
-        env = {"AGENT_URL": f"{url}/human_in_the_loop_approval"}
-        printed = node_tool(node, "out/agent.js", cwd=folder, env=env)
+        printed = run_agent_program(folder, f"{url}/human_in_the_loop_approval")
 
     assert '[approval asked] issue_refund {"order_id":"A-17","amount":30}' in printed
     assert "[tool result] Refunded 30.00 USD on order A-17." in printed
     assert "[run error]" not in printed
+
+
+def run_agent_program(folder: Path, url: str) -> str:
+    node = shutil.which("node")
+    assert node is not None
+    return node_tool(node, "out/agent.js", cwd=folder, env={"AGENT_URL": url})
+
+
+def test_the_http_agent_program_resumes_through_a_proxy_that_cuts_every_connection(
+    example_server: tuple[str, RecordHeaders],
+) -> None:
+    """Every connection is cut after a few kilobytes, mid-run: the program prints the same,
+    its fetch resuming each stream from the last id it got."""
+    ensure_node_modules()
+    url, recorder = example_server
+    with blocks_folder(E2E_DIR, [AGENT_PROGRAM, *LIBRARY]) as folder:
+        tsc(folder, TSCONFIG_NODE, E2E_DIR)
+        straight = run_agent_program(folder, f"{url}/human_in_the_loop_approval")
+        before = len(recorder.seen)
+        with cutting_proxy(url, cut_after_bytes=CUT_AFTER_BYTES) as proxy:
+            cut = run_agent_program(folder, f"{proxy.url}/human_in_the_loop_approval")
+
+    assert cut == straight
+    resumed = [h["last-event-id"] for h in recorder.seen[before:] if "last-event-id" in h]
+    assert proxy.cuts >= 2 and len(resumed) >= 2, (proxy.cuts, resumed)
+    assert all(h["x-last-event-id"] == h["last-event-id"] for h in recorder.seen[before:]
+               if "last-event-id" in h)  # fmt: skip
+
+
+CUT_AFTER_BYTES = 3000
+"""Larger than any one event of the approval's runs, smaller than each of their streams."""
 
 
 def test_the_next_app_type_checks_and_its_route_serves_the_example_server(
@@ -202,12 +253,12 @@ def test_the_next_app_type_checks_and_its_route_serves_the_example_server(
 ) -> None:
     ensure_copilotkit()
     url, recorder = example_server
-    with blocks_folder(COPILOTKIT_DIR, [ROUTE, PAGE]) as folder:
+    with blocks_folder(COPILOTKIT_DIR, [ROUTE, PAGE, *LIBRARY]) as folder:
         tsc(folder, TSCONFIG_NEXT, COPILOTKIT_DIR)  # the page and the route, strict
-        assert (folder / "out" / "page.js").is_file()
+        assert (folder / "out" / "app" / "page.js").is_file()
         node = shutil.which("node")
         assert node is not None
-        route = "out/api/copilotkit/[[...slug]]/route.js"
+        route = ROUTE_JS
         command = [node, str(HARNESS), "--route", route, "--agent", "human_in_the_loop_approval"]
         before = len(recorder.seen)
         played = json.loads(node_tool(*command, cwd=folder, env={"AGENT_SERVER": url}))
@@ -225,3 +276,51 @@ def test_the_next_app_type_checks_and_its_route_serves_the_example_server(
         assert headers.get("authorization") == "Bearer token-of-the-browser"
         assert headers.get("x-docs-check") == "forwarded"
         assert "cookie" not in headers
+
+
+def test_copilotkits_stop_through_the_route_stops_the_run_on_the_python_server(
+    tmp_path: Path,
+) -> None:
+    """CopilotKit's Stop button: the frontend posts the runtime's stop route, the runtime
+    calls ``abortRun()`` on the route's ``StoppableHttpAgent``, which posts the Python route's
+    stop. The run (held live mid-answer) ends stopped, and its log says so."""
+    ensure_copilotkit()
+    app, model = long_answer_app(SQLiteThreadStore(tmp_path / "threads.db"), hold_after=5,
+                                 path="/agentic_chat")  # fmt: skip
+    recorder = RecordHeaders(app)
+    try:
+        with (
+            serve_app(recorder) as url,
+            blocks_folder(COPILOTKIT_DIR, [ROUTE, PAGE, *LIBRARY]) as folder,
+        ):
+            tsc(folder, TSCONFIG_NEXT, COPILOTKIT_DIR)
+            node = shutil.which("node")
+            assert node is not None
+            command = [node, str(HARNESS), "--route", ROUTE_JS, "--agent", "agentic_chat",
+                       "--stop", "--message", "Tell me a story"]  # fmt: skip
+            played = json.loads(node_tool(*command, cwd=folder, env={"AGENT_SERVER": url}))
+            [(_, run_body)] = [post for post in recorder.posts if post[0] == "/agentic_chat"]
+            replay = httpx.post(
+                f"{url}/agentic_chat",
+                content=run_body,
+                headers={"content-type": "application/json"},
+                timeout=30,
+            )
+    finally:
+        model.gate.set()
+
+    stopped = played["stopped"]
+    assert stopped["status"] == 200 and stopped["answer"]["stopped"] is True, stopped
+    [stop_body] = [
+        json.loads(body) for path, body in recorder.posts if path == "/agentic_chat/stop"
+    ]
+    run = json.loads(run_body)
+    assert stop_body == {"threadId": run["threadId"], "runId": run["runId"]}
+    assert stop_body["threadId"] == stopped["threadId"]
+    stop_headers = [h for h in recorder.seen if h.get("x-docs-check") == "forwarded"]
+    assert all(h.get("authorization") == "Bearer token-of-the-browser" for h in stop_headers)
+    events = [json.loads(line[len("data: "):]) for line in replay.text.splitlines()
+              if line.startswith("data: ")]  # fmt: skip
+    assert events[-1]["type"] == "RUN_ERROR" and events[-1]["code"] == "RUN_STOPPED", events[-1]
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text and LONG_ANSWER.startswith(text) and text != LONG_ANSWER

@@ -6,23 +6,35 @@
 import { notePrediction, predictState } from "./predict.js";
 
 export const PROTOCOL_VERSION = "1.0";
+// A stream that drops before RUN_FINISHED or RUN_ERROR is resumed: the same request again,
+// with the last SSE id in Last-Event-ID (the server sends exactly the events after it). After
+// this many tries in a row that bring nothing new, the run fails as a cut stream.
+export const MAX_RECONNECTS = 5;
+const RECONNECT_DELAY_MS = 250;
 
 export function newId(prefix) {
   return `${prefix}-${crypto.randomUUID()}`;
 }
 
 // Yield every event of an SSE body: `data:` lines joined, `:` comment lines (keepalives)
-// and other fields ignored, one event per blank line.
-export async function* readEvents(body) {
+// and other fields ignored, one event per blank line. The `id:` of each event, when it has
+// one, goes to `cursor.lastId` before the event is yielded (the id to resume after).
+export async function* readEvents(body, cursor = {}) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
   let data = [];
+  let id = null;
   const take = (line) => {
     if (line === "") {
       const text = data.join("\n");
+      const eventId = id;
       data = [];
-      return text === "" ? null : JSON.parse(text);
+      id = null;
+      if (text === "") return null;
+      const event = JSON.parse(text); // a cut event throws: its id is not taken
+      if (eventId !== null) cursor.lastId = eventId;
+      return event;
     }
     if (line.startsWith(":")) return null;
     const colon = line.indexOf(":");
@@ -30,6 +42,7 @@ export async function* readEvents(body) {
     let value = colon < 0 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
     if (field === "data") data.push(value);
+    if (field === "id") id = value;
     return null;
   };
   for (;;) {
@@ -167,6 +180,7 @@ export class Conversation {
     this.subagents = new Map(); // subagentRunId -> {name, description, parents, status, ...}
     this.runs = [];
     this.running = false;
+    this.stoppable = false; // the server has the stop route (runs that belong to the server)
   }
 
   get lastRun() {
@@ -222,49 +236,85 @@ export class Conversation {
   }
 
   // Post one run and apply its events; `onChange(run)` after each one. Never throws:
-  // network, HTTP and stream failures end up in `run.error`.
+  // network, HTTP and stream failures end up in `run.error`. A stream that drops before the
+  // run's end is resumed by itself (`run.reconnects` counts the resends).
   async run({ resume, signal, onChange = () => {} } = {}) {
     const body = this.request({ resume });
     const run = new RunRecord(body.runId, body);
     run.previousLastId = this.messages.at(-1)?.id ?? null;
     run.restored = body.messages.length === 0 && resume === undefined; // asks for a kept thread
+    run.reconnects = 0;
     this.runs.push(run);
     this.running = true;
     onChange(run);
     try {
-      const response = await fetch(this.url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-        body: JSON.stringify(body),
-        signal,
-      });
-      if (!response.ok) {
-        const text = (await response.text()).slice(0, 500);
-        run.status = "error";
-        run.error = { message: `HTTP ${response.status} ${response.statusText}: ${text}`, code: "HTTP" };
-        return run;
-      }
-      for await (const event of readEvents(response.body)) {
-        run.events.push(event);
-        this.apply(run, event);
-        onChange(run, event);
-      }
-      if (run.status === "running") {
-        run.status = "error";
-        run.error = { message: "The stream ended before RUN_FINISHED or RUN_ERROR.", code: "INCOMPLETE_STREAM" };
-      }
-    } catch (error) {
-      run.status = "error";
-      const aborted = error?.name === "AbortError";
-      run.error = {
-        message: aborted ? "Stopped by the user." : `Network error: ${error?.message ?? error}`,
-        code: aborted ? "ABORTED" : "NETWORK",
-      };
+      await this.stream(run, body, signal, onChange);
     } finally {
       this.running = false;
       onChange(run);
     }
     return run;
+  }
+
+  // Read the run's stream, resending the request when it drops; the events already applied
+  // are not applied again: after an id, the server sends only what follows it; before any
+  // id, it sends the run from its start again, and as many events as were applied are skipped.
+  async stream(run, body, signal, onChange) {
+    const cursor = { lastId: null };
+    let failures = 0;
+    let sinceId = 0;
+    let dropped = "The stream ended before RUN_FINISHED or RUN_ERROR.";
+    for (;;) {
+      let skip = cursor.lastId === null ? sinceId : 0;
+      try {
+        const response = await this.post(body, cursor.lastId, signal);
+        if (!response.ok) {
+          const text = (await response.text()).slice(0, 500);
+          const message = `HTTP ${response.status} ${response.statusText}: ${text}`;
+          if (run.reconnects === 0 || response.status < 500) return failRun(run, message, "HTTP");
+          dropped = message;
+        } else {
+          let seen = cursor.lastId;
+          for await (const event of readEvents(response.body, cursor)) {
+            const hadId = cursor.lastId !== seen;
+            seen = cursor.lastId;
+            if (skip > 0) {
+              skip -= 1;
+              continue;
+            }
+            failures = 0;
+            sinceId = hadId ? 0 : sinceId + 1;
+            run.events.push(event);
+            this.apply(run, event);
+            onChange(run, event);
+            if (run.status !== "running") return;
+          }
+        }
+      } catch (error) {
+        if (error?.name === "AbortError" || signal?.aborted) return failRun(run, "Stopped by the user.", "ABORTED");
+        dropped = `Network error: ${error?.message ?? error}`;
+      }
+      if (failures >= MAX_RECONNECTS) return failRun(run, dropped, dropped.startsWith("Network") ? "NETWORK" : "INCOMPLETE_STREAM");
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_DELAY_MS * 2 ** failures));
+      if (signal?.aborted) return failRun(run, "Stopped by the user.", "ABORTED");
+      failures += 1;
+      run.reconnects += 1;
+      onChange(run);
+    }
+  }
+
+  post(body, lastEventId, signal) {
+    const headers = { "Content-Type": "application/json", Accept: "text/event-stream" };
+    if (lastEventId !== null) Object.assign(headers, { "Last-Event-ID": lastEventId, "X-Last-Event-ID": lastEventId });
+    return fetch(this.url, { method: "POST", headers, body: JSON.stringify(body), signal });
+  }
+
+  // Ask the server to stop the run (its route's `/stop`): closing the stream alone leaves the
+  // run going on the server. Answered 202 whatever happened; failures are ignored.
+  stopOnServer(run) {
+    if (!this.stoppable || !run) return;
+    const ids = { threadId: this.threadId, runId: run.startedRunId ?? run.runId };
+    fetch(`${this.url}/stop`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(ids) }).catch(() => {});
   }
 
   apply(run, event) {
@@ -369,6 +419,12 @@ function activityDelta(conversation, run, event) {
   }
 }
 
+function failRun(run, message, code) {
+  run.status = "error";
+  run.error = { message, code };
+  return run;
+}
+
 function runFinished(conversation, run, event) {
   run.status = "finished";
   run.outcome = event.outcome ?? { type: "success" };
@@ -444,6 +500,7 @@ const HANDLERS = {
   RUN_STARTED: (conversation, run, event) => {
     run.status = "running";
     run.protocolVersion = event.protocolVersion ?? null;
+    run.startedRunId = event.runId; // a reload that joins a live run gets that run's id
   },
   RUN_FINISHED: runFinished,
   RUN_ERROR: runError,

@@ -64,6 +64,7 @@ function newChat(example) {
   chat.savedAs = example.keeps_threads ? null : chatKey(example.name);
   chat.state = structuredClone(config.state); // The state the example's page starts from.
   chat.restore = kept !== null; // ask the server for the thread once, on first show
+  chat.stoppable = example.keeps_threads; // its runs belong to the server, which can stop them
   if (saved) {
     chat.messages = saved.messages;
     chat.state = saved.state ?? chat.state;
@@ -81,7 +82,8 @@ function conversation() {
 }
 
 // A request with no new message and no resume: the server answers with the stored state,
-// messages and open approvals, and calls no model.
+// messages and open approvals, and calls no model; while an answer is still being written
+// (the page was reloaded mid-answer), it joins that run: the rest streams in.
 function restore(chat) {
   if (!chat.restore || chat.running) return;
   chat.restore = false;
@@ -333,7 +335,9 @@ function renderErrors(chat) {
 
 function renderComposer(chat) {
   const waiting = chat && !chat.running && (chat.pendingInterrupts.length > 0 || chat.pendingToolCalls().length > 0);
-  const hint = !chat ? "Pick an example first." : chat.running ? "The agent is answering…" : waiting ? "Answer the request above to continue." : "";
+  const reconnecting = chat?.running && chat.lastRun?.reconnects > 0;
+  const answering = reconnecting ? "The agent is answering (the connection dropped and was picked up again)…" : "The agent is answering…";
+  const hint = !chat ? "Pick an example first." : chat.running ? answering : waiting ? "Answer the request above to continue." : "";
   $("#composer-hint").textContent = hint;
   $("#send").disabled = !chat || chat.running || waiting;
   $("#stop").hidden = !chat?.running;
@@ -584,7 +588,11 @@ async function start() {
   $("#message").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) send(event);
   });
-  $("#stop").addEventListener("click", () => conversation()?.controller?.abort());
+  $("#stop").addEventListener("click", () => {
+    const chat = conversation();
+    chat?.stopOnServer(chat.lastRun); // the run goes on on the server unless it is told to stop
+    chat?.controller?.abort();
+  });
   $("#new-conversation").addEventListener("click", newConversation);
   window.addEventListener("hashchange", () => selectExample(location.hash.slice(1)));
   try {

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO
 
 from .e2e import COPILOTKIT_DIR, COPILOTKIT_RUNTIME, E2EHarnessError, ensure_node_modules
@@ -68,15 +69,17 @@ def _first_line(stream: IO[str], into: list[str]) -> None:
 
 @contextmanager
 def serve_copilot_runtime(
-    upstream: str, agent_ids: Iterable[str]
+    upstream: str, agent_ids: Iterable[str], *, fetch_module: Path | None = None
 ) -> Iterator[CopilotRuntimeProcess]:
-    """Start the runtime with one ``HttpAgent`` per id posting to ``<upstream>/<id>``."""
+    """Start the runtime with one ``HttpAgent`` per id posting to ``<upstream>/<id>``; with
+    ``fetch_module``, each agent's ``fetch`` is that module's ``resumingFetch()``."""
     node = shutil.which("node")
     if node is None:
         raise E2EHarnessError("node is not on PATH")
     ids = ",".join(agent_ids)
+    wrap = [] if fetch_module is None else ["--resuming-fetch", str(fetch_module)]
     proc = subprocess.Popen(
-        [node, str(COPILOTKIT_RUNTIME), "--upstream", upstream, "--agents", ids],
+        [node, str(COPILOTKIT_RUNTIME), "--upstream", upstream, "--agents", ids, *wrap],
         cwd=COPILOTKIT_DIR,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
