@@ -3,9 +3,8 @@ build the next request from the last MESSAGES_SNAPSHOT."""
 
 from __future__ import annotations
 
-import uuid
-
 import json
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,7 +67,8 @@ class Chat:
         """The next request: the history so far plus ``new`` messages."""
         return RunAgentInput(
             thread_id=self.thread_id,
-            run_id=f"run-{self.turns + 1}-{uuid.uuid4().hex[:8]}",  # new for every run, as clients make them
+            # A new run id for every run, as clients make them.
+            run_id=f"run-{self.turns + 1}-{uuid.uuid4().hex[:8]}",
             messages=[*self.history, *new],
             tools=self.tools,
             context=self.context,
