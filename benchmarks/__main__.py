@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .concurrency import measure_concurrency
+from .event_log import event_log_table, measure_event_log
 from .loop_lag import loop_lag_table, measure_loop_lag
 from .open_streams import measure_open_streams
 from .per_token import measure_memory, measure_per_token
@@ -52,6 +53,10 @@ class Sizes:
     """Answered tool calls of the requests the loop lag is measured against."""
     lag_state_mb: tuple[float, ...] = (0.25, 1.0)
     """Shared state sizes (MB) the loop lag is measured against, ten changes each."""
+    log_lengths: tuple[int, ...] = (1_000, 10_000)
+    """Events of the logged runs a reattach is timed on."""
+    log_catch_up: int = 100
+    """Events a reattach near a run's end catches up on."""
 
     @classmethod
     def quick(cls) -> Sizes:
@@ -84,6 +89,13 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
     lines += resume_table(measure_resume(sizes.resume_calls))
     lines += ["", "## Event loop lag: request size and state size", ""]
     lines += loop_lag_table(measure_loop_lag(sizes.lag_calls, sizes.lag_state_mb))
+    lines += ["", "## Event log: CPU per token, memory per live run, reattach", ""]
+    lines += event_log_table(
+        measure_event_log(
+            sizes.tokens, sizes.repetitions, memory_tokens=(sizes.tokens, sizes.memory_tokens),
+            lengths=sizes.log_lengths, catch_up=sizes.log_catch_up,
+        )
+    )  # fmt: skip
     if concurrency:
         reports = [
             measure_concurrency(

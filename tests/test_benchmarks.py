@@ -9,6 +9,7 @@ pydantic-ai side; the server load starts a uvicorn process and a load generator 
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.concurrency import measure_concurrency
+from benchmarks.event_log import event_log_table, measure_event_log
 from benchmarks.loop_lag import loop_lag_table, measure_loop_lag
 from benchmarks.open_streams import SCENARIOS, measure_open_streams
 from benchmarks.per_token import measure_memory, measure_per_token
@@ -98,6 +100,27 @@ def test_resume_reports_both_shapes_growing_linearly() -> None:
         # against each call would be about 100x.
         assert report.calls_ratio(shape) < 15, shape
     assert len(resume_table(report)) == 2 + 3 * len(report.ms)
+
+
+def test_event_log_reports_its_cost_memory_and_reattach() -> None:
+    report = measure_event_log(10, 1, memory_tokens=(10, 40), lengths=(50, 200), catch_up=5)
+    backends = ["in process", "Redis"] if shutil.which("redis-server") else ["in process"]
+    assert list(report.cpu_us) == ["no log", *backends]
+    assert report.tokens_seen == dict.fromkeys(report.cpu_us, 10)
+    assert all(cpu.low > 0 for cpu in report.cpu_us.values())
+    assert list(report.added_us) == list(report.batch) == backends
+    assert all(batch.low >= 1 for batch in report.batch.values())
+    assert (report.redis_cpu_us is not None) == ("Redis" in backends)
+    for backend in backends:
+        held = report.memory[backend]
+        assert held[40] > held[10] > 0, backend
+    assert report.memory_events[40] > report.memory_events[10] > 10
+    rows = [(r.backend, r.events, r.catch_up) for r in report.reattach]
+    assert rows == [(b, n, k) for b in backends for n in (50, 200) for k in (5, n)]
+    assert all(0 < r.first_ms <= r.whole_ms for r in report.reattach)
+    table = event_log_table(report)
+    assert len(table) == 4 + 1 + len(backends) + 3 + 2 * len(backends) + 3 + 4 * len(backends)
+    assert "nan" not in "\n".join(table)
 
 
 def test_loop_lag_reports_both_shapes() -> None:

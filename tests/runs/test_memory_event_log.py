@@ -109,3 +109,16 @@ async def test_a_reclaimed_run_leaves_its_old_readers_on_the_old_log(clock: Fake
     assert await collect(log, RUN) == [(1, "new")]
     with pytest.raises(LogExpiredError):
         await follower
+
+
+async def test_a_dropped_log_is_gone_for_its_readers() -> None:
+    log = MemoryEventLog()
+    await log.claim(RUN, "f")
+    await log.append(RUN, ["a"])
+    follower = asyncio.create_task(collect(log, RUN))
+    await asyncio.sleep(0)
+    await log.drop(RUN)
+    with pytest.raises(LogExpiredError):
+        await follower
+    assert await log.meta(RUN) is None
+    assert await log.claim(RUN, "f") is Claim.SAME  # its claim stays

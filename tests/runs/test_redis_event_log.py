@@ -4,6 +4,7 @@ two replicas), its layout, and the logs a ``RedisThreadStore`` gives."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from ag_ui_openai_agents.runs import (
     log_key,
 )
 from ag_ui_openai_agents.threads import RedisThreadStore, SQLiteThreadStore
-from support.event_log_contract import CONTRACT, RUN, Harness, collect, texts
+from support.event_log_contract import CONTRACT, OTHER, RUN, Harness, collect, texts
 from support.redis_server import redis_server_process
 
 pytestmark = pytest.mark.slow
@@ -46,6 +47,14 @@ async def harness(redis_server: str) -> AsyncIterator[Harness]:
     yield Harness(make=make, peer=lambda log: make(**settings[id(log)]), elapse=asyncio.sleep)
     for log in logs:
         await log.aclose()
+
+
+async def commands(raw: Any) -> Counter[str]:
+    """The calls of each command the server ran so far, but ``INFO``."""
+    stats = await raw.info("commandstats")
+    calls = Counter({name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()})
+    del calls["info"]
+    return calls
 
 
 @pytest.mark.parametrize("rule", CONTRACT, ids=lambda rule: rule.__name__)
@@ -81,11 +90,10 @@ async def test_an_append_is_one_round_trip(redis_server: str) -> None:
     try:
         await log.claim(RUN, "f")
         await log.append(RUN, ["warm"])
-        before = (await raw.info("stats"))["total_commands_processed"]
+        before = await commands(raw)
         await log.append(RUN, texts(50))
-        after = (await raw.info("stats"))["total_commands_processed"]
-        # 50 XADDs and one PEXPIRE (and the INFO itself): no reads, no second batch.
-        assert after - before == 52
+        # One script (50 XADDs and a PEXPIRE inside it): no reads, no second batch.
+        assert await commands(raw) - before == {"evalsha": 1, "xadd": 50, "pexpire": 1}
         assert (await log.meta(RUN)) == LogMeta(first=1, last=51, ended=False)
     finally:
         await raw.aclose()
@@ -93,16 +101,47 @@ async def test_an_append_is_one_round_trip(redis_server: str) -> None:
 
 
 async def test_a_log_gone_while_a_reader_waits_is_told(redis_server: str) -> None:
-    log = RedisEventLog(redis_server, poll=0.05)
+    log, elsewhere = RedisEventLog(redis_server), RedisEventLog(redis_server, poll=0.05)
     raw = redis_asyncio.Redis.from_url(redis_server)
     try:
         await log.claim(RUN, "f")
         await log.append(RUN, ["a"])
-        reader = log.read(RUN, 0)
+        reader = elsewhere.read(RUN, 0)
         assert await anext(reader) == (1, "a")
         await raw.delete(f"agui:run:{{{RUN}}}:log")  # the replica died, its log expired
         with pytest.raises(LogExpiredError):
             await anext(reader)
+    finally:
+        await raw.aclose()
+        await log.aclose()
+        await elsewhere.aclose()
+
+
+async def test_readers_on_the_writing_replica_follow_it_without_round_trips(
+    redis_server: str,
+) -> None:
+    raw = redis_asyncio.Redis.from_url(redis_server)
+    log = RedisEventLog(redis_server)
+    try:
+        await log.claim(OTHER, "f")
+        await log.append(OTHER, ["the scripts are loaded"])
+        await log.claim(RUN, "f")
+        got: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
+
+        async def follow() -> None:
+            async for item in log.read(RUN, 0):
+                got.put_nowait(item)
+
+        reader = asyncio.create_task(follow())
+        await asyncio.sleep(0)
+        before = await commands(raw)
+        await log.append(RUN, texts(20))
+        assert [await got.get() for _ in range(20)] == list(enumerate(texts(20), start=1))
+        assert await commands(raw) - before == {"evalsha": 1, "xadd": 20, "pexpire": 1}
+        await log.end(RUN)
+        await reader
+        # Once the run ended, a reader here reads Redis, as on any replica.
+        assert await collect(log, RUN, 18) == list(enumerate(texts(2, 19), start=19))
     finally:
         await raw.aclose()
         await log.aclose()

@@ -16,8 +16,9 @@ Defaults, and why:
 
 - ``max_events`` = 10 000 per run: a long answer streams one event per token delta, so a
   4 000-token answer with a few tool calls is about 5 000 events; 10 000 keep such a run
-  whole, so a reload replays it from its start, while bounding a runaway run's log (events
-  are a few hundred bytes: a few MB at most per run). A longer run is trimmed from its start
+  whole, so a reload replays it from its start, while bounding a runaway run's log (an
+  event is about 100-150 bytes, measured in ``benchmarks/event_log.py``: about 1.5 MB at most
+  per run). A longer run is trimmed from its start
   (at least the last ``max_events`` are kept); a reader whose cursor falls before what is
   kept gets :class:`LogExpiredError`.
 - ``expire_after`` = 15 minutes after the run's end: long enough for a phone that lost the
@@ -189,10 +190,7 @@ class MemoryEventLog:
         deadline = now + self.claim_expire_after
         self._claims[run] = (fingerprint, deadline)
         self._claim_order.append((deadline, run))
-        replaced = self._runs.get(run)
-        if replaced is not None:  # a run id claimed again after its claim expired
-            replaced.gone = True
-            replaced.notify()
+        await self.drop(run)  # a run id claimed again after its claim expired
         self._runs[run] = _Run()
         return Claim.NEW
 
@@ -224,7 +222,7 @@ class MemoryEventLog:
         while True:
             wake = record.wake
             if record.gone:
-                raise LogExpiredError(f"the log of run {run!r} was started afresh")
+                raise LogExpiredError(f"the log of run {run!r} was dropped")
             if cursor < record.dropped:
                 raise LogExpiredError(f"events after {cursor} of run {run!r} were trimmed")
             start = cursor - record.dropped
@@ -246,6 +244,13 @@ class MemoryEventLog:
         record.ended = True
         record.notify()
         self._ending.append((now + self.expire_after, run, record))
+
+    async def drop(self, run: str) -> None:
+        """Forget the run's log now; its readers get :class:`LogExpiredError`."""
+        record = self._runs.pop(run, None)
+        if record is not None:
+            record.gone = True
+            record.notify()
 
     async def meta(self, run: str) -> LogMeta | None:
         """What the log holds of ``run``, or None."""
