@@ -78,14 +78,17 @@ def check_stream(
     run_input: RunAgentInput | None = None,
     pre_1_0: bool = False,
     cut: bool = False,
+    joined: bool = False,
 ) -> None:
     """Raise :class:`StreamViolation` unless ``events`` is one valid AG-UI 1.0 run.
 
     ``run_input`` is the request the run answered: its ids, history and tool calls are
     checked against the stream. ``pre_1_0`` adds what a client older than 1.0 rejects. ``cut``
     says the stream was stopped early and its RUN_ERROR appended: subagents may be running.
+    ``joined`` says the stream joins a live run (docs/runs.md): a MESSAGES_SNAPSHOT before
+    anything was streamed restates ``run_input``'s messages, and is not the run's snapshot.
     """
-    checker = _Checker(run_input, pre_1_0, _ENCODER, cut)
+    checker = _Checker(run_input, pre_1_0, _ENCODER, cut, joined)
     for index, event in enumerate(events):
         checker.feed(index, event)
     snapshot = checker.finish(len(events))

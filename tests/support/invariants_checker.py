@@ -128,10 +128,17 @@ class _Checker:
     """Single-pass state machine over the events of one run."""
 
     def __init__(
-        self, run_input: RunAgentInput | None, pre_1_0: bool, encoder: EventEncoder, cut: bool
+        self,
+        run_input: RunAgentInput | None,
+        pre_1_0: bool,
+        encoder: EventEncoder,
+        cut: bool,
+        joined: bool = False,
     ) -> None:
         self.run_input, self.pre_1_0, self.encoder = run_input, pre_1_0, encoder
         self.cut = cut
+        self.joined = joined
+        """A catch-up of a live run: a MESSAGES_SNAPSHOT of the input may open it."""
         self.history = _History.of(run_input)
         self.windows: dict[tuple[str, str], _Window] = {}
         self.open: dict[tuple[str, str], None] = {}
@@ -350,6 +357,12 @@ class _Checker:
         self.results[ident] = event
 
     def _on_messages_snapshot(self, event: MessagesSnapshotEvent) -> None:
+        if self.joined and not self.windows and self.snapshot is None:
+            self.joined = False  # the catch-up's head: it restates the input, nothing more
+            given = [m.id for m in self.history.messages]
+            ids = [m.id for m in event.messages]
+            self.require(ids == given, "joined-head-not-input", f"{ids} restate not {given}")
+            return
         self.require(self.snapshot is None, "snapshot-repeated", "a second MESSAGES_SNAPSHOT")
         self.require(not self.open, "snapshot-windows-open", f"open: {_names(self.open)}")
         self.snapshot = (self.index, event)
