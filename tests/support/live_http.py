@@ -128,6 +128,4 @@ def events_of(blocks: list[Block]) -> list[BaseEvent]:
 
 def text_of(blocks: list[Block]) -> str:
     """The text deltas of ``blocks``, joined."""
-    return "".join(
-        e.delta for e in events_of(blocks) if isinstance(e, TextMessageContentEvent)
-    )
+    return "".join(e.delta for e in events_of(blocks) if isinstance(e, TextMessageContentEvent))
