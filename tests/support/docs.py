@@ -209,7 +209,7 @@ def post_run(client: TestClient, path: str, body: dict[str, Any]) -> list[BaseEv
     with client.stream(
         "POST", path, json=body, headers={"accept": "text/event-stream"}
     ) as response:
-        assert response.status_code == 200, response.read()
+        assert response.status_code == 200, (response.status_code, response.read())
         text = "".join(response.iter_text())
     events = [
         _EVENTS.validate_json(line[len("data: ") :])
@@ -222,7 +222,14 @@ def post_run(client: TestClient, path: str, body: dict[str, Any]) -> list[BaseEv
 
 
 def post_routes(app: FastAPI) -> list[str]:
-    return [r.path for r in app.routes if isinstance(r, APIRoute) and "POST" in r.methods]
+    """The run routes (a run's stop route, ``.../stop``, is not one)."""
+    return [
+        r.path
+        for r in app.routes
+        if isinstance(r, APIRoute)
+        and "POST" in r.methods
+        and not r.path.rstrip("/").endswith("/stop")
+    ]
 
 
 def get_routes(app: FastAPI) -> list[str]:
@@ -290,7 +297,7 @@ def drive_app(app: FastAPI) -> dict[str, list[BaseEvent]]:
             assert answer.status_code < 400, (path, answer.text)
         for path in post_routes(app):
             for version in ("1.0", None):
-                runs[f"{path} {version or 'pre-1.0'}"] = post_run(
-                    client, path, request_body(version)
-                )
+                body = request_body(version)
+                body["runId"] = f"run-doc-{version or 'pre-1.0'}"  # a run id names one request
+                runs[f"{path} {version or 'pre-1.0'}"] = post_run(client, path, body)
     return runs
