@@ -20,8 +20,10 @@ its response with it, not the run: the run completes and its turn is saved in th
   a client that said ``protocolVersion`` "1.0", with RUN_FINISHED and the ``cancelled``
   outcome, else with RUN_ERROR ``RUN_STOPPED``.
 
-Stopping and watching are known to the process that runs the run: a replica reading another's
-run through Redis reads its events, but does not see its watchers or stop it.
+Stopping and watching are known to the process that runs the run; other replicas reach them
+through :mod:`.replicas` (Redis). When the server stops, :meth:`LiveRuns.drain` lets the runs
+finish within ``shutdown_grace_seconds``, then stops the rest (RUN_ERROR
+``SERVER_SHUTTING_DOWN``, turns saved).
 """
 
 from __future__ import annotations
