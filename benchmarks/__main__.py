@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .concurrency import measure_concurrency
 from .event_log import event_log_table, measure_event_log
+from .live_load import live_load_table, measure_live_load
 from .loop_lag import loop_lag_table, measure_loop_lag
 from .open_streams import measure_open_streams
 from .per_token import measure_memory, measure_per_token
@@ -57,6 +58,8 @@ class Sizes:
     """Events of the logged runs a reattach is timed on."""
     log_catch_up: int = 100
     """Events a reattach near a run's end catches up on."""
+    live_streams: int = 50
+    """Paced streams of the live-run load (each a run of its own thread, logged or not)."""
 
     @classmethod
     def quick(cls) -> Sizes:
@@ -68,7 +71,7 @@ class Sizes:
         """The sizes of results.md: a few minutes on 2 cores."""
         return cls(
             2_000, 15, 10_000, (100, 200, 300, 500), 100, 20.0, 2.0, 1_000, 100, 400,
-            (1_000, 5_000, 25_000), (0.25, 1.0, 5.6),
+            (1_000, 5_000, 25_000), (0.25, 1.0, 5.6), live_streams=200,
         )  # fmt: skip
 
 
@@ -106,6 +109,11 @@ def run(sizes: Sizes, *, concurrency: bool = True) -> str:
         ]
         lines += ["", "## Concurrent paced streams on one uvicorn process", ""]
         lines += _load_sizes(sizes) + concurrency_sweep_table(reports)
+        live = measure_live_load(
+            sizes.live_streams, sizes.stream_tokens, sizes.rate, ramp=sizes.ramp
+        )
+        lines += ["", "## Detached runs under load: logged against attached", ""]
+        lines += live_load_table(live)
     return "\n".join(lines) + "\n"
 
 

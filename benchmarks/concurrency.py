@@ -95,19 +95,22 @@ def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 30
     raise RuntimeError("the server did not answer its health check")
 
 
-def _load_args(url: str, streams: int, ramp: float, timeout: float) -> list[str]:
+def _load_args(url: str, streams: int, ramp: float, timeout: float, unique: bool) -> list[str]:
     args = [sys.executable, "-m", "benchmarks.load", "--url", url, "--streams", str(streams)]
-    return [*args, "--ramp", str(ramp), "--timeout", str(timeout)]
+    return [*args, "--ramp", str(ramp), "--timeout", str(timeout)] + ["--unique"] * unique
 
 
 def _run_load(
-    url: str, streams: int, ramp: float, timeout: float, clients: int = 1
+    url: str, streams: int, ramp: float, timeout: float, clients: int = 1, unique: bool = False
 ) -> dict[str, Any]:
     """Run the load from `clients` processes at once, each with its share of the streams."""
     shares = [streams // clients + (i < streams % clients) for i in range(clients)]
     running = [
         subprocess.Popen(
-            _load_args(url, share, ramp, timeout), cwd=ROOT, stdout=subprocess.PIPE, text=True
+            _load_args(url, share, ramp, timeout, unique),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for share in shares
         if share
@@ -138,8 +141,10 @@ def _sample_while(pid: int, running: threading.Event, peaks: list[float]) -> Non
         time.sleep(0.1)
 
 
-def _start_server(port: int, tokens: int, interval: float, server: str) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "benchmarks.serve", "--port", str(port)]
+def _start_server(
+    port: int, tokens: int, interval: float, server: str, serve_args: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "benchmarks.serve", "--port", str(port), *serve_args]
     args += ["--tokens", str(tokens), "--interval", str(interval)]
     args += ["--standard"] if server == "standard" else []
     return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -154,22 +159,25 @@ def measure_concurrency(
     timeout: float = 120.0,
     server_kind: str = "h11",
     clients: int = LOAD_PROCESSES,
+    serve_args: tuple[str, ...] = (),
 ) -> ConcurrencyReport:
-    """Serve, warm up with a few streams, then run the load (from `clients` processes) and
-    read the server meanwhile."""
+    """Serve (`serve_args`: more flags of `serve.py`), warm up with a few streams, then run
+    the load (from `clients` processes) and read the server meanwhile. With `serve_args`, each
+    stream is a run of its own thread."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/agent"
-    server = _start_server(port, tokens, 1.0 / rate, server_kind)
+    server = _start_server(port, tokens, 1.0 / rate, server_kind, serve_args)
+    unique = bool(serve_args)
     try:
         _wait_healthy(url, server)
-        _run_load(url, min(streams, 5), 0.0, timeout)
+        _run_load(url, min(streams, 5), 0.0, timeout, unique=unique)
         cpu_before, idle = _proc(server.pid)
         running, peaks = threading.Event(), [idle]
         running.set()
         sampler = threading.Thread(target=_sample_while, args=(server.pid, running, peaks))
         sampler.start()
         try:
-            load = _run_load(url, streams, ramp, timeout, clients)
+            load = _run_load(url, streams, ramp, timeout, clients, unique)
         finally:
             running.clear()
             sampler.join()

@@ -15,12 +15,13 @@ import asyncio
 import json
 import statistics
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import httpx
 
-__all__ = ["BODY", "StreamOutcome", "main", "percentiles", "run_load"]
+__all__ = ["BODY", "StreamOutcome", "body_of", "main", "percentiles", "run_load"]
 
 BODY = {
     "threadId": "thread_1", "runId": "run_1", "state": None, "tools": [], "context": [],
@@ -64,12 +65,26 @@ def _read(line: str, outcome: StreamOutcome, start: float) -> None:
         outcome.error = f"RUN_ERROR: {event.get('message')}"
 
 
-async def _stream(client: httpx.AsyncClient, url: str, delay: float, start: float) -> StreamOutcome:
+_LOAD = uuid.uuid4().hex[:12]
+"""This load generator's own part of its runs' ids."""
+
+
+def body_of(stream: int | None) -> dict[str, Any]:
+    """:data:`BODY`, or, for a load of distinct runs, ids of the ``stream``-th run of this
+    load generator (unlike any other's)."""
+    if stream is None:
+        return BODY
+    return {**BODY, "threadId": f"thread_{_LOAD}_{stream}", "runId": f"run_{_LOAD}_{stream}"}
+
+
+async def _stream(
+    client: httpx.AsyncClient, url: str, delay: float, start: float, body: dict[str, Any]
+) -> StreamOutcome:
     await asyncio.sleep(delay)
     outcome = StreamOutcome(requested=time.perf_counter() - start)
     headers = {"Accept": "text/event-stream"}
     try:
-        async with client.stream("POST", url, json=BODY, headers=headers) as response:
+        async with client.stream("POST", url, json=body, headers=headers) as response:
             if response.status_code != 200:
                 outcome.error = f"HTTP {response.status_code}"
                 return outcome
@@ -80,13 +95,19 @@ async def _stream(client: httpx.AsyncClient, url: str, delay: float, start: floa
     return outcome
 
 
-async def run_load(url: str, streams: int, ramp: float, timeout: float) -> dict[str, Any]:
-    """Run the load; the summary `main` prints (see the module's docstring)."""
+async def run_load(
+    url: str, streams: int, ramp: float, timeout: float, *, unique: bool = False
+) -> dict[str, Any]:
+    """Run the load; the summary `main` prints (see the module's docstring). ``unique``: each
+    stream its own thread and run ids (a server with a thread store)."""
     limits = httpx.Limits(max_connections=streams + 10, max_keepalive_connections=streams + 10)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
         await client.get(url + "/health")  # the client's first request sets it up: not timed
         cpu, start = time.process_time(), time.perf_counter()
-        tasks = [_stream(client, url, ramp * i / max(streams, 1), start) for i in range(streams)]
+        tasks = [
+            _stream(client, url, ramp * i / max(streams, 1), start, body_of(i if unique else None))
+            for i in range(streams)
+        ]
         outcomes = await asyncio.gather(*tasks)
     wall = time.perf_counter() - start
     return _summary(list(outcomes), wall, time.process_time() - cpu)
@@ -124,8 +145,10 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=500)
     parser.add_argument("--ramp", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--unique", action="store_true", help="each stream its own thread")
     args = parser.parse_args()
-    summary = asyncio.run(run_load(args.url, args.streams, args.ramp, args.timeout))
+    load = run_load(args.url, args.streams, args.ramp, args.timeout, unique=args.unique)
+    summary = asyncio.run(load)
     print(json.dumps(summary))
 
 

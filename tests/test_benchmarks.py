@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.concurrency import measure_concurrency
 from benchmarks.event_log import event_log_table, measure_event_log
+from benchmarks.live_load import live_load_table, measure_live_load
 from benchmarks.loop_lag import loop_lag_table, measure_loop_lag
 from benchmarks.open_streams import SCENARIOS, measure_open_streams
 from benchmarks.per_token import measure_memory, measure_per_token
@@ -120,6 +121,19 @@ def test_event_log_reports_its_cost_memory_and_reattach() -> None:
     assert all(0 < r.first_ms <= r.whole_ms for r in report.reattach)
     table = event_log_table(report)
     assert len(table) == 4 + 1 + len(backends) + 3 + 2 * len(backends) + 3 + 4 * len(backends)
+    assert "nan" not in "\n".join(table)
+
+
+def test_live_load_compares_logged_runs_with_attached_ones() -> None:
+    report = measure_live_load(4, 5, 50.0, ramp=0.1)
+    stores = ["SQLite", "Redis"] if shutil.which("redis-server") else ["SQLite"]
+    names = [f"{store}, {mode}" for store in stores for mode in ("attached", "logged")]
+    assert list(report.loads) == names
+    for load in report.loads.values():
+        assert load.errors == 0 and load.tokens_received == 4 * 5
+        assert load.server_cpu_s > 0 and load.latency_ms["p99"] > 0
+    table = live_load_table(report)
+    assert len(table) == 4 + len(names) + 3 + len(stores)
     assert "nan" not in "\n".join(table)
 
 

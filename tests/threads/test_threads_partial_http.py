@@ -20,6 +20,7 @@ from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunErrorEvent, TextMess
 from agents import set_tracing_disabled
 
 import ag_ui_openai_agents.server.endpoint as endpoint_module
+import ag_ui_openai_agents.server.resumable as resumable_module
 import ag_ui_openai_agents.server.streaming as streaming_module
 from ag_ui_openai_agents.server.endpoint import SHUTDOWN_ERROR_CODE
 from ag_ui_openai_agents.server.shutdown import ServerShutdown
@@ -143,8 +144,10 @@ async def test_a_server_shutdown_mid_turn_saves_it_too(
     shutdown = ServerShutdown()
     monkeypatch.setattr(endpoint_module, "server_shutdown", shutdown)
     monkeypatch.setattr(streaming_module, "server_shutdown", shutdown)
+    monkeypatch.setattr(resumable_module, "server_shutdown", shutdown)
     database = tmp_path / "threads.db"
-    wrapper, _ = wrapper_of(MID_TEXT, Tools(), SQLiteThreadStore(database))
+    store = SQLiteThreadStore(database, shutdown_grace_seconds=0)  # no grace: cut at once
+    wrapper, _ = wrapper_of(MID_TEXT, Tools(), store)
     assert wrapper.threads is not None
     key = await wrapper.threads.key(THREAD, None)
     run_input = request(THREAD, "run-1", version, [user("Where is order 7?", "user-1")])

@@ -4,6 +4,8 @@ client that lost its stream reattaches with ``Last-Event-ID`` and gets exactly w
 - :mod:`.ids`: event ids ``"<runId>.<seq>"``, log keys and request fingerprints (sans-IO).
 - :mod:`.log`: the :class:`EventLog` protocol and :class:`MemoryEventLog` (one process).
 - :mod:`.redis_log`: :class:`RedisEventLog` on Redis Streams (replicas; the ``redis`` extra).
+- :mod:`.live`: the live runs a server process owns; :mod:`.replicas`: the same runs joined,
+  stopped and superseded from other replicas, through Redis.
 """
 
 from __future__ import annotations

@@ -20,8 +20,10 @@ its response with it, not the run: the run completes and its turn is saved in th
   a client that said ``protocolVersion`` "1.0", with RUN_FINISHED and the ``cancelled``
   outcome, else with RUN_ERROR ``RUN_STOPPED``.
 
-Stopping and watching are known to the process that runs the run: a replica reading another's
-run through Redis reads its events, but does not see its watchers or stop it.
+Stopping and watching are known to the process that runs the run; other replicas reach them
+through :mod:`.replicas` (Redis). When the server stops, :meth:`LiveRuns.drain` lets the runs
+finish within ``shutdown_grace_seconds``, then stops the rest (RUN_ERROR
+``SERVER_SHUTTING_DOWN``, turns saved).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class Stopping(enum.Enum):
     """A new turn on the thread while nobody watched the run."""
     LIFETIME = "lifetime"
     """The run reached ``max_run_seconds``."""
+    SHUTDOWN = "shutdown"
+    """The server is stopping and the run outlived ``shutdown_grace_seconds``."""
 
 
 class _Process:
@@ -128,6 +132,8 @@ class LiveRun:
         """The terminal event of the stopped run."""
         if self.reason is Stopping.LIFETIME:
             return run_error(ClientError(RUN_TIME_LIMIT_MESSAGE, RUN_TIME_LIMIT_CODE))
+        if self.reason is Stopping.SHUTDOWN:
+            return run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
         if self.run_input.protocol_version is None:  # no cancelled outcome before 1.0
             return run_error(ClientError(RUN_STOPPED_MESSAGE, RUN_STOPPED_CODE))
         return RunFinishedEvent(
@@ -252,6 +258,18 @@ class LiveRuns:
                     del self._by_key[run.key]
             run.input_known.set()
             run.done.set()
+
+    async def drain(self, grace: float) -> None:
+        """The server is stopping: let the live runs finish for up to ``grace`` seconds, then
+        stop the rest (RUN_ERROR ``SERVER_SHUTTING_DOWN``) and wait for their ends (turns
+        saved, ends logged)."""
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=grace)
+        for runs in list(self._by_key.values()):
+            for run in runs:
+                run.halt(Stopping.SHUTDOWN)
+        if self._tasks:
+            await asyncio.wait(set(self._tasks))
 
     async def aclose(self) -> None:
         """Stop every live run and wait for their ends (for tests and embedders)."""

@@ -45,6 +45,7 @@ from ag_ui_openai_agents.errors import (
 from ag_ui_openai_agents.runs.ids import event_id, log_key, parse_event_id, request_fingerprint
 from ag_ui_openai_agents.runs.live import LiveRun, LiveRuns, Stopping
 from ag_ui_openai_agents.runs.log import Claim, EventLog, LogExpiredError
+from ag_ui_openai_agents.runs.replicas import RemoteWatch, board_for
 from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.server.shutdown import server_shutdown
 from ag_ui_openai_agents.server.streaming import (
@@ -116,6 +117,8 @@ class Resumable:
     ) -> None:
         self.agent, self.threads, self.log = agent, threads, log
         self.live = LiveRuns(log, threads.store.settings)
+        self.board = board_for(log, self.live)
+        """The live runs of every replica, on a shared log (None: one process)."""
         self.keepalive_seconds = keepalive_seconds
         self.label = label
 
@@ -147,7 +150,9 @@ class Resumable:
         if joined is not None:
             await self.log.end(own)  # the same request again finds no run of its own
             return joined
+        server_shutdown.drain(self, self._drain)
         run = self.live.start(key, run_input, lambda live: self._events(request, live))
+        await self._publish(run)
         return self._stream(self._read(own, run_input.run_id, 0, watch=run))
 
     async def stop(self, request: Request) -> Response:
@@ -160,7 +165,9 @@ class Resumable:
             ok = isinstance(thread_id, str) and isinstance(run_id, str)
             if ok and len(thread_id) <= MAX_THREAD_ID_LENGTH:
                 key = await self.threads.key(thread_id, request)
-                await self.live.stop(key, run_id, Stopping.STOP)
+                stopped = await self.live.stop(key, run_id, Stopping.STOP)
+                if not stopped and self.board is not None:  # another replica may run it
+                    await self.board.stop(key, run_id)
         except Exception:
             logger.debug("A stop request stopped nothing", exc_info=True)
         return Response(status_code=202)
@@ -196,7 +203,7 @@ class Resumable:
         run_id: str,
         after: int,
         *,
-        watch: LiveRun | None,
+        watch: LiveRun | RemoteWatch | None,
         head: Sequence[BaseEvent] = (),
     ) -> AsyncGenerator[str, None]:
         """The logged events of ``run`` after ``after``, each with its id, then its live
@@ -216,7 +223,27 @@ class Resumable:
 
     def _resumed(self, key: str, run_id: str, after: int) -> AsyncGenerator[str, None]:
         """A reattach with ``Last-Event-ID``: the events of ``run_id`` after ``after``."""
-        return self._read(log_key(key, run_id), run_id, after, watch=self.live.find(key, run_id))
+        return self._read(log_key(key, run_id), run_id, after, watch=self._watch(key, run_id))
+
+    def _watch(self, key: str, run_id: str) -> LiveRun | RemoteWatch | None:
+        """What a response reading ``run_id`` counts itself with: the run when it is live
+        here, else (replicas) the live-run board's count."""
+        live = self.live.find(key, run_id)
+        if live is not None or self.board is None:
+            return live
+        return self.board.watch(key, run_id)
+
+    async def _drain(self) -> None:
+        """The server is stopping: its live runs finish within the grace period, or stop."""
+        await self.live.drain(self.threads.store.settings.shutdown_grace_seconds)
+
+    async def _publish(self, run: LiveRun) -> None:
+        """Tell the other replicas of the run (a failure is logged; the run goes on)."""
+        if self.board is not None:
+            try:
+                await self.board.started(run)
+            except Exception:
+                logger.warning("Could not publish the live run %r", run.run_id, exc_info=True)
 
     async def _again(
         self, request: Request, key: str, run_input: RunAgentInput, own: str
@@ -224,11 +251,14 @@ class Resumable:
         """The same request again, without ``Last-Event-ID``: its run from the start, or,
         once that is gone, a join of the thread's live run or the thread as stored."""
         meta = await self.log.meta(own)
-        watch = self.live.find(key, run_input.run_id)
+        local = self.live.find(key, run_input.run_id)
         whole = meta is not None and meta.first == 1 and (meta.last >= 1 or not meta.ended)
-        if watch is not None or whole:
+        if local is not None or whole:
+            watch = self._watch(key, run_input.run_id)
             return self._stream(self._read(own, run_input.run_id, 0, watch=watch))
         joined = await self._join(key, run_input)
+        if joined is None and not self.live.on_thread(key):
+            joined = await self._join_elsewhere(key, run_input)
         if joined is not None:
             return joined
         return self._refused(request, run_input, await self._stored(key, run_input))
@@ -243,10 +273,40 @@ class Resumable:
         """While a run of the thread is live: a join for a request with nothing new; for a
         new turn, the live runs stopped first when nobody watches them (None: go on)."""
         if not self.live.on_thread(key):
-            return None
+            return await self._join_or_supersede_elsewhere(key, run_input)
         if await self._nothing_new(key, run_input):
             return await self._join(key, run_input)
         await self.live.supersede(key)
+        return None
+
+    async def _join_or_supersede_elsewhere(
+        self, key: str, run_input: RunAgentInput
+    ) -> Response | None:
+        """The same, for a run of the thread live on another replica (through the board)."""
+        if self.board is None or not await self.board.on_thread(key):
+            return None
+        if await self._nothing_new(key, run_input):
+            return await self._join_elsewhere(key, run_input)
+        await self.board.supersede(key)
+        return None
+
+    async def _join_elsewhere(self, key: str, run_input: RunAgentInput) -> Response | None:
+        """:meth:`_join` of a run live on another replica: its request and its turn's from
+        the board, its events from the shared log."""
+        if self.board is None:
+            return None
+        for listed in reversed(await self.board.on_thread(key)):
+            if listed.run_id == run_input.run_id:
+                continue
+            remote = await self.board.turn_of(key, listed.run_id)
+            if remote is None or remote.turn_input is None:
+                continue
+            head = _join_head(remote.run_input, remote.turn_input)
+            watch = self.board.watch(key, remote.run_id)
+            chunks = self._read(
+                log_key(key, remote.run_id), remote.run_id, 0, watch=watch, head=head
+            )
+            return self._stream(chunks)
         return None
 
     async def _nothing_new(self, key: str, run_input: RunAgentInput) -> bool:
@@ -266,14 +326,20 @@ class Resumable:
             trusted = live.turn_input
             if trusted is None or live.done.is_set():
                 continue
-            head = [
-                run_started(live.run_input),
-                StateSnapshotEvent(snapshot=trusted.state if trusted.state is not None else {}),
-                MessagesSnapshotEvent(messages=list(trusted.messages)),
-            ]
+            head = _join_head(live.run_input, trusted)
             chunks = self._read(live.log_key, live.run_id, 0, watch=live, head=head)
             return self._stream(chunks)
         return None
+
+
+def _join_head(run_input: RunAgentInput, trusted: RunAgentInput) -> list[BaseEvent]:
+    """What a joined stream starts with: RUN_STARTED of the live run, then the state and
+    messages its turn started from."""
+    return [
+        run_started(run_input),
+        StateSnapshotEvent(snapshot=trusted.state if trusted.state is not None else {}),
+        MessagesSnapshotEvent(messages=list(trusted.messages)),
+    ]
 
 
 async def _first(*waits: Any) -> None:

@@ -12,6 +12,12 @@ has installed its handlers by then.
 
 Only the main thread can handle signals; elsewhere (a server run in a thread, as in tests)
 nothing is installed and :meth:`ServerShutdown.begin` can be called directly.
+
+Runs the server owns (detached runs) outlive their responses, so the server's wait for open
+responses does not wait for them. Their owner registers a *drain* (:meth:`ServerShutdown.drain`):
+the shutdown starts it, and the chained handler calls the server's own handler only once every
+drain is over (a drain lets its runs finish within a grace period, then stops the rest). A
+second signal while drains run calls the server's handler at once.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -28,15 +34,21 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class _ChainedHandler:
-    """A signal handler that notes the shutdown, then runs the handler it replaced."""
+    """A signal handler that notes the shutdown, then runs the handler it replaced: at once,
+    or, for the first signal while drains run, once they are over."""
 
     def __init__(self, shutdown: ServerShutdown, previous: Callable[[int, FrameType | None], Any]):
         self.shutdown = shutdown
         self.previous = previous
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
+        first = not self.shutdown.began
         self.shutdown.begin()
-        self.previous(signum, frame)
+        drained = self.shutdown.drained() if first else None
+        if drained is None:
+            self.previous(signum, frame)
+            return
+        drained.add_done_callback(lambda _: self.previous(signum, frame))
 
 
 class ServerShutdown:
@@ -46,6 +58,8 @@ class ServerShutdown:
         self._began = False
         self._watched = False
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self._drains: dict[object, tuple[asyncio.AbstractEventLoop, Drain]] = {}
+        self._draining: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
     @property
     def began(self) -> bool:
@@ -54,10 +68,28 @@ class ServerShutdown:
 
     def begin(self) -> None:
         """Mark the shutdown and wake every watching run (safe from a signal handler)."""
+        if not self._began:
+            for loop, drain in list(self._drains.values()):
+                if not loop.is_closed():
+                    future: asyncio.Future[None] = loop.create_future()
+                    self._draining.append((loop, future))
+                    loop.call_soon_threadsafe(_start_drain, loop, drain, future)
         self._began = True
         for loop, event in list(self._waiters):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(event.set)
+
+    def drain(self, owner: object, drain: Drain) -> None:
+        """Have ``drain`` (a coroutine function, run on the current event loop) started when
+        the shutdown begins; the server's signal handler waits for it. One per ``owner``."""
+        self._drains[owner] = (asyncio.get_running_loop(), drain)
+
+    def drained(self) -> asyncio.Future[Any] | None:
+        """A future done once every drain started so far is over (None when none runs)."""
+        pending = [future for _, future in self._draining if not future.done()]
+        if not pending:
+            return None
+        return asyncio.gather(*pending)
 
     def watch_signals(self) -> None:
         """Chain a handler in front of the current SIGTERM and SIGINT handlers.
@@ -95,6 +127,23 @@ class ServerShutdown:
             yield event
         finally:
             self._waiters.discard(entry)
+
+
+Drain = Callable[[], Awaitable[None]]
+"""What the shutdown waits for besides open responses: runs the server owns."""
+
+
+def _start_drain(
+    loop: asyncio.AbstractEventLoop, drain: Drain, future: asyncio.Future[None]
+) -> None:
+    async def run() -> None:
+        try:
+            await drain()
+        finally:
+            if not future.done():
+                future.set_result(None)
+
+    loop.create_task(run())
 
 
 server_shutdown = ServerShutdown()

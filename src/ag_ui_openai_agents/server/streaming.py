@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
-from contextlib import aclosing
+from contextlib import aclosing, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -108,8 +108,9 @@ STOPPED_SUBAGENT_MESSAGE = "The run was stopped."
 
 
 class Halt(Protocol):
-    """A way to stop a run the server owns, other than its shutdown: ``requested`` is set
-    to stop it, and ``ending()`` is then its terminal event (RUN_FINISHED or RUN_ERROR)."""
+    """A way to stop a run the server owns (the stop route, its lifetime, the end of the
+    shutdown's grace period): ``requested`` is set to stop it, and ``ending()`` is then its
+    terminal event (RUN_FINISHED or RUN_ERROR)."""
 
     @property
     def requested(self) -> asyncio.Event: ...
@@ -277,8 +278,9 @@ def event_texts(
 ) -> AsyncGenerator[str, None]:
     """The JSON text of each event of a run the server owns (no HTTP response in between):
     the same edge as :func:`agui_sse_response`'s (a terminal event always, failures logged
-    once with the run's ids, the run cut short when the server shuts down), and the run
-    stopped when ``halt`` is requested, ending with ``halt.ending()``."""
+    once with the run's ids), and the run stopped when ``halt`` is requested, ending with
+    ``halt.ending()``. The server's shutdown does not cut it: its owner halts it once the
+    shutdown's grace period is over."""
     return _encoded(
         events,
         run_input,
@@ -317,7 +319,9 @@ async def _encoded(
     progress = _Progress(run_input)
     log.debug("%s started", label)
     try:
-        with server_shutdown.watching(halt.requested if halt else None) as stop:
+        # A run the server owns stops by its halt (the server's shutdown drains those runs).
+        watch = nullcontext(halt.requested) if halt is not None else server_shutdown.watching()
+        with watch as stop:
             items = paced(
                 _iterate(events), keepalive_seconds=keepalive_seconds, stop=stop, context=context
             )
@@ -390,7 +394,7 @@ async def _chunks(
             yield KEEPALIVE_COMMENT
         elif item is Pause.STOPPED:
             stopped: BaseEvent
-            if halt is None or server_shutdown.began:
+            if halt is None:
                 progress.reason = "the server is shutting down; the run was cancelled"
                 stopped = run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
             else:

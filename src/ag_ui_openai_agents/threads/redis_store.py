@@ -28,6 +28,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_RUN_SECONDS,
+    DEFAULT_SHUTDOWN_GRACE_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -94,6 +95,7 @@ class RedisThreadStore:
         inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
         detached_runs: bool = True,
         max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
+        shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
     ) -> None:
         if (url is None) == (client is None):
             raise ValueError("give RedisThreadStore either a url or a client")
@@ -108,6 +110,7 @@ class RedisThreadStore:
             inline_media_bytes,
             detached_runs=detached_runs,
             max_run_seconds=max_run_seconds,
+            shutdown_grace_seconds=shutdown_grace_seconds,
         )
         self._renew = self.client.register_script(_RENEW)
         self._release = self.client.register_script(_RELEASE)

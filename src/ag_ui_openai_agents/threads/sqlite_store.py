@@ -36,6 +36,7 @@ from ag_ui_openai_agents.threads.store import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_MESSAGES,
     DEFAULT_MAX_RUN_SECONDS,
+    DEFAULT_SHUTDOWN_GRACE_SECONDS,
     ThreadLockLostError,
     ThreadSettings,
 )
@@ -84,6 +85,7 @@ class SQLiteThreadStore:
         inline_media_bytes: int | None = DEFAULT_INLINE_MEDIA_BYTES,
         detached_runs: bool = True,
         max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS,
+        shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS,
         purge_every: float = DEFAULT_PURGE_EVERY,
     ) -> None:
         if str(path) == ":memory:" or not str(path):
@@ -100,6 +102,7 @@ class SQLiteThreadStore:
             inline_media_bytes,
             detached_runs=detached_runs,
             max_run_seconds=max_run_seconds,
+            shutdown_grace_seconds=shutdown_grace_seconds,
         )
         self.purge_every = purge_every
         self._purged_at: float | None = None

@@ -44,6 +44,11 @@ DEFAULT_MAX_RUN_SECONDS = 30 * 60.0
 """Thirty minutes: far longer than an interactive answer, tools included, and shorter than the
 hour a live run's Redis log lives without news, so a run never outlives its log; a run past
 it is stopped and its turn saved."""
+DEFAULT_SHUTDOWN_GRACE_SECONDS = 20.0
+"""On SIGTERM, live runs get twenty seconds to finish: most answers in progress complete, and
+a run cut off then still saves its turn and logs its end well within the 30 s most platforms
+wait before they kill the process (Kubernetes' ``terminationGracePeriodSeconds``, gunicorn's
+``graceful_timeout``); set it lower where the platform waits less (``docker stop``: 10 s)."""
 DEFAULT_LOCK_TTL = 30.0
 DEFAULT_LOCK_WAIT = 10.0
 _FIRST_POLL = 0.02
@@ -92,6 +97,10 @@ class ThreadSettings:
     max_run_seconds: float = DEFAULT_MAX_RUN_SECONDS
     """Seconds a detached run may last; then it is stopped (``RUN_TIME_LIMIT``), its turn
     saved as far as it got."""
+    shutdown_grace_seconds: float = DEFAULT_SHUTDOWN_GRACE_SECONDS
+    """On SIGTERM (or SIGINT), seconds the server's live runs may take to finish before it
+    exits; a run still going then ends with RUN_ERROR ``SERVER_SHUTTING_DOWN``, its turn saved
+    as far as it got (0: at once). Readers on other replicas follow it through Redis."""
 
     def __post_init__(self) -> None:
         if self.max_messages < 1 or self.max_bytes < 1:
@@ -106,6 +115,8 @@ class ThreadSettings:
             raise ValueError("max_live_runs_per_key and max_live_runs must be positive")
         if not (self.max_run_seconds > 0 and math.isfinite(self.max_run_seconds)):
             raise ValueError("max_run_seconds must be positive")
+        if not (self.shutdown_grace_seconds >= 0 and math.isfinite(self.shutdown_grace_seconds)):
+            raise ValueError("shutdown_grace_seconds must be zero or more")
 
 
 @runtime_checkable
