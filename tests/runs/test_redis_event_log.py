@@ -100,6 +100,58 @@ async def test_an_append_is_one_round_trip(redis_server: str) -> None:
         await log.aclose()
 
 
+async def test_appends_of_many_runs_share_one_connection(redis_server: str) -> None:
+    # 300 runs appending at once through a pool of two connections: their appends go out
+    # together (one pipeline per flush), so none waits for a connection of its own.
+    raw = redis_asyncio.Redis.from_url(redis_server)
+    log = RedisEventLog(client=redis_asyncio.Redis.from_url(redis_server, max_connections=2))
+    runs = [log_key("user", f"run-{i}") for i in range(300)]
+    try:
+        for run in runs:
+            await log.claim(run, "f")
+        assert await asyncio.gather(*(log.append(run, ["a", "b"]) for run in runs)) == [2] * 300
+        assert await asyncio.gather(*(log.append(run, [run]) for run in runs)) == [3] * 300
+        await log.end(runs[-1])
+        assert await collect(log, runs[-1]) == [(1, "a"), (2, "b"), (3, runs[-1])]
+        assert int((await raw.info("clients"))["connected_clients"]) <= 3
+    finally:
+        await raw.aclose()
+        await log.aclose()
+
+
+async def test_a_failed_append_fails_only_its_run(redis_server: str) -> None:
+    raw = redis_asyncio.Redis.from_url(redis_server)
+    log = RedisEventLog(redis_server)
+    try:
+        for run in (RUN, OTHER):
+            await log.claim(run, "f")
+        await raw.set(f"agui:run:{{{OTHER}}}:log", "not a stream")
+        ok, failed = await asyncio.gather(
+            log.append(RUN, ["a"]), log.append(OTHER, ["b"]), return_exceptions=True
+        )
+        assert ok == 1 and isinstance(failed, redis_asyncio.ResponseError)
+        await log.end(RUN)
+        assert await collect(log, RUN) == [(1, "a")]
+    finally:
+        await raw.aclose()
+        await log.aclose()
+
+
+async def test_a_script_redis_lost_is_loaded_again(redis_server: str) -> None:
+    raw = redis_asyncio.Redis.from_url(redis_server)
+    log = RedisEventLog(redis_server)
+    try:
+        await log.claim(RUN, "f")
+        assert await log.append(RUN, ["a"]) == 1
+        await raw.script_flush()  # as after a restart of Redis
+        assert await log.append(RUN, ["b", "c"]) == 3
+        await log.end(RUN)
+        assert await collect(log, RUN) == [(1, "a"), (2, "b"), (3, "c")]
+    finally:
+        await raw.aclose()
+        await log.aclose()
+
+
 async def test_a_log_gone_while_a_reader_waits_is_told(redis_server: str) -> None:
     log, elsewhere = RedisEventLog(redis_server), RedisEventLog(redis_server, poll=0.05)
     raw = redis_asyncio.Redis.from_url(redis_server)

@@ -19,11 +19,15 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
 - A claim is one Lua script (one round trip): ``SET NX`` of the fingerprint; when it is new,
   the run's stream is started afresh with its claim marker, so a reader that comes before
   the first event waits for it instead of finding no log.
-- An append is one Lua script (one round trip, one command): ``XADD MAXLEN ~ max_events``
+- An append is one Lua script call per run (one command): ``XADD MAXLEN ~ max_events``
   per event (Redis trims whole nodes of its stream, keeping at least ``max_events``), then
   ``PEXPIRE``. A pipeline of the same commands is one round trip too, but the client packs
   and parses a command per event: in ``benchmarks/event_log.py`` the script cost about a
   third less of the server's CPU per streamed token.
+- Appends of every run go out together: one flushing task sends whatever runs' appends are
+  waiting as one pipeline (one round trip, one connection of the pool), and what comes in
+  meanwhile waits for the next. 200 paced runs cost one round trip per flush, not 200, and
+  the pool is not drained by writers (``benchmarks/live_load.py``).
 - Readers ``XREAD`` what is logged in batches, then ``XREAD BLOCK`` the tail (each waiting
   reader holds one connection of the client's pool while it blocks); every ``poll`` seconds
   without news a reader checks the stream still exists.
@@ -46,7 +50,9 @@ writer numbers the events, so appends of one run must not overlap.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ag_ui_openai_agents.runs.log import (
@@ -111,6 +117,23 @@ _END = "end"
 _EVENT = "e"
 
 
+@dataclass
+class _Append:
+    """One run's events waiting for the next flush."""
+
+    key: str
+    """The run's log key."""
+    first: int
+    """The seq of the first of ``events``."""
+    events: Sequence[str]
+    """The encoded events, in order."""
+    done: asyncio.Future[None]
+    """Resolved when Redis holds them (or failed with why it does not)."""
+
+    def args(self, max_events: int, expire_ms: int) -> list[Any]:
+        return [self.key, max_events, expire_ms, self.first, *self.events]
+
+
 def _import_redis() -> Any:
     try:
         import redis.asyncio as redis_asyncio
@@ -119,6 +142,22 @@ def _import_redis() -> Any:
             "RedisEventLog needs the redis client: pip install 'ag-ui-openai-agents[redis]'"
         ) from exc
     return redis_asyncio
+
+
+def _no_script(reply: Any) -> bool:
+    """Whether a reply is Redis's ``NOSCRIPT`` error (the script is not loaded)."""
+    return type(reply).__name__ == "NoScriptError"
+
+
+def _settle(batch: list[_Append], replies: list[Any]) -> None:
+    """Resolve each waiting append with its reply: an error fails it."""
+    for waiting, reply in zip(batch, replies, strict=True):
+        if waiting.done.done():
+            continue  # its appender was cancelled
+        if isinstance(reply, Exception):
+            waiting.done.set_exception(reply)
+        else:
+            waiting.done.set_result(None)
 
 
 def _text(value: Any) -> str:
@@ -181,6 +220,8 @@ class RedisEventLog:
         self.poll = poll
         self._claim = self.client.register_script(_CLAIM)
         self._append = self.client.register_script(_APPEND)
+        self._queued: list[_Append] = []
+        self._flushing: asyncio.Task[None] | None = None
         self._end = self.client.register_script(_END_RUN)
         self._last: dict[str, int] = {}
         self._mirror = MemoryEventLog(max_events=max_events, expire_after=0, claim_expire_after=0)
@@ -222,14 +263,17 @@ class RedisEventLog:
         return last
 
     async def append(self, run: str, events: Sequence[str]) -> int:
-        """Log ``events`` as the run's next, in one round trip; return the last seq."""
+        """Log ``events`` as the run's next, in the next flush; return the last seq."""
         last = await self._next_seq(run)
         if not events:
             return last
-        key = self._key(run, "log")
-        args = [self.max_events, _ms(self.live_expire_after), last + 1, *events]
+        loop = asyncio.get_running_loop()
+        waiting = _Append(self._key(run, "log"), last + 1, events, loop.create_future())
+        self._queued.append(waiting)
+        if self._flushing is None or self._flushing.done():
+            self._flushing = loop.create_task(self._flush())
         try:
-            await self._append(keys=[key], args=args)
+            await waiting.done
         except BaseException:
             self._last.pop(run, None)  # the next append asks Redis what it holds
             if run in self._mirrored:  # its local readers go on from Redis
@@ -241,6 +285,39 @@ class RedisEventLog:
         if run in self._mirrored:
             await self._mirror.append(run, events)
         return last
+
+    async def _flush(self) -> None:
+        """Send what is queued, as one pipeline, until nothing is."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                replies = await self._send(batch)
+            except BaseException as exc:  # the batch failed as a whole (or the task stopped)
+                failed = exc if isinstance(exc, Exception) else ConnectionError("flush stopped")
+                batch, self._queued = batch + self._queued, []
+                _settle(batch, [failed] * len(batch))
+                if failed is not exc:
+                    raise
+                continue
+            _settle(batch, replies)
+
+    async def _send(self, batch: list[_Append]) -> list[Any]:
+        """Each append's reply (or error), in one round trip; a script Redis lost (a restart,
+        ``SCRIPT FLUSH``) is loaded again and those appends sent once more."""
+        replies = await self._pipeline(batch)
+        lost = [i for i, reply in enumerate(replies) if _no_script(reply)]
+        if lost:
+            self._append.sha = await self.client.script_load(_APPEND)
+            for i, reply in zip(lost, await self._pipeline([batch[i] for i in lost]), strict=True):
+                replies[i] = reply
+        return replies
+
+    async def _pipeline(self, batch: list[_Append]) -> list[Any]:
+        expire = _ms(self.live_expire_after)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for waiting in batch:
+                pipe.evalsha(self._append.sha, 1, *waiting.args(self.max_events, expire))
+            return list(await pipe.execute(raise_on_error=False))
 
     async def end(self, run: str) -> None:
         """Log the run's end marker after its last entry (waking its readers) and expire the
