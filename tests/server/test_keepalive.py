@@ -180,6 +180,23 @@ async def test_stop_cancels_the_source_then_says_stopped() -> None:
     assert gate.closed
 
 
+async def test_stop_hands_over_what_the_source_made_before_it() -> None:
+    gate = Gate()
+    stop = asyncio.Event()
+    items = paced(gate.source(), keepalive_seconds=None, stop=stop)
+    gate.open("first")
+    assert await next_item(items) == "first"
+    gate.open("made")
+    gate.open("also made")
+    await asyncio.sleep(0)  # the source buffered both; the consumer has not taken them yet
+
+    stop.set()
+    rest = await asyncio.wait_for(_all(items), GUARD_SECONDS)
+
+    assert rest == ["made", "also made", Pause.STOPPED]
+    assert gate.closed
+
+
 async def test_stop_already_set_stops_before_any_item() -> None:
     gate = Gate()
     gate.open("never")

@@ -4,8 +4,9 @@
 as it exists. When nothing arrived for ``keepalive_seconds``, it yields :data:`Pause.KEEPALIVE`
 instead, and goes on waiting for the same event: the timer never interrupts the source, so a
 slow tool or model is not disturbed and no event is split or held back. When ``stop`` is set,
-the source is cancelled (an SDK run under it is cancelled with it) and :data:`Pause.STOPPED`
-is the last item.
+the source is cancelled (an SDK run under it is cancelled with it), the items it had already
+made are handed over (whatever watched the source saw them: a stopped turn saves no more than
+its stream showed), and :data:`Pause.STOPPED` is the last item.
 
 The source runs from start to end in one task, created in ``context`` when given: context
 variables it sets stay visible across its steps, and the ones in ``context`` (a run's log ids)
@@ -182,6 +183,10 @@ async def paced(
         while True:
             if stop is not None and stop.is_set():
                 await _stop(producer)
+                while buffer.items:  # what the source made before it stopped is handed over
+                    item = buffer.take()
+                    if not isinstance(item, _End):
+                        yield item
                 yield Pause.STOPPED
                 return
             if not buffer.items:
