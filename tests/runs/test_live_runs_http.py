@@ -9,6 +9,7 @@ expects. Every stream collected goes through the invariant checker.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +215,34 @@ async def test_a_new_turn_supersedes_a_run_nobody_watches(
     else:
         assert isinstance(terminal, RunFinishedEvent)
         assert isinstance(terminal.outcome, RunFinishedCancelledOutcome)
+
+
+async def test_a_new_turn_supersedes_a_run_whose_watcher_is_leaving(
+    tmp_path: Path, version: str | None
+) -> None:
+    # The new turn comes while the first run's response is still open, and that response
+    # closes a moment later (a Stop that aborted it, noticed late): no THREAD_BUSY.
+    served = Served(tmp_path, lock_wait=0.2)
+    run_input = first_turn(version)
+    ask = user("Any news?", "user-2")
+    second = request(THREAD, "run-2", version, [ask])
+    with serve_app(app_with(served.wrapper)) as base_url:
+        async with httpx.AsyncClient(base_url=base_url, timeout=GUARD_SECONDS) as client:
+            async with client.stream("POST", "/agent", json=payload(run_input)) as watched:
+                async for line in watched.aiter_lines():
+                    if "TEXT_MESSAGE_CONTENT" in line:
+                        break
+                answer = asyncio.create_task(read_all(client, payload(second)))
+                await asyncio.sleep(0.3)  # past the lock's wait: the new turn waits on
+            after = await answer
+
+    check(after, second.model_copy(update={"messages": snapshot_messages(after)[:3]}))
+    assert [(m.role, m.content) for m in snapshot_messages(after)] == [
+        ("user", "Where is order 7?"),
+        ("assistant", "The answer"),
+        ("user", "Any news?"),
+        ("assistant", "Going on."),
+    ]
 
 
 async def test_a_new_turn_while_the_live_run_is_watched_keeps_the_lock_rule(

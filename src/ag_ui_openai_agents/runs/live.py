@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from contextlib import aclosing, contextmanager
 
 from ag_ui.core import (
@@ -59,9 +59,31 @@ from ag_ui_openai_agents.threads.partial import run_to_end
 from ag_ui_openai_agents.threads.runs import turn_input_seen
 from ag_ui_openai_agents.threads.store import ThreadSettings
 
-__all__ = ["LiveRun", "LiveRuns", "Stopping", "live_runs_in_process"]
+__all__ = ["LEAVING_SECONDS", "LiveRun", "LiveRuns", "Stopping", "live_runs_in_process", "until"]
 
 logger = logging.getLogger(__name__)
+
+
+LEAVING_SECONDS = 1.0
+"""How long a new turn waits for the watchers of a live run of its thread to leave before it
+takes the run as watched (and waits for the thread's lock instead of superseding it)."""
+LEAVING_POLL = 0.05
+"""How often a wait for leaving watchers checks again."""
+
+
+async def until(condition: Callable[[], Awaitable[bool]], seconds: float) -> bool:
+    """Whether ``condition`` holds within ``seconds`` (checked every :data:`LEAVING_POLL`)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await condition():
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        await asyncio.sleep(LEAVING_POLL)
+    return True
+
+
+def _watched(runs: list[LiveRun]) -> bool:
+    """Whether a response reads one of ``runs`` that has not ended yet."""
+    return any(run.watched and not run.done.is_set() for run in runs)
 
 
 class Stopping(enum.Enum):
@@ -217,9 +239,15 @@ class LiveRuns:
 
     async def supersede(self, key: str) -> bool:
         """Stop every live run of the thread and wait for their ends (turns saved), unless
-        one of them is watched: then nothing is stopped and False is returned."""
+        one of them is watched: then nothing is stopped and False is returned. A watcher
+        that is leaving (a client that aborted its request a moment ago, which the server
+        notices a little later) is waited for, up to :data:`LEAVING_SECONDS`."""
         runs = self.on_thread(key)
-        if any(run.watched for run in runs):
+
+        async def unwatched() -> bool:
+            return not _watched(runs)
+
+        if not await until(unwatched, LEAVING_SECONDS):
             return False
         for run in runs:
             run.halt(Stopping.SUPERSEDED)

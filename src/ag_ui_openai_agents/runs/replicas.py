@@ -19,7 +19,8 @@ what the other replicas need to know of them, on the store's Redis client and pr
   stops it as the stop route would locally. The route still answers 202 either way.
 - A new turn while a run of the thread is live on another replica publishes ``supersede``:
   the owner stops the thread's runs unless a response reads them, on its own replica or on
-  another (the ``w:`` counts). The new turn then waits for the thread's lock as any turn does.
+  another (the ``w:`` counts), after waiting a moment for readers that are leaving. The new
+  turn then waits for the thread's lock as any turn does.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 
-from ag_ui_openai_agents.runs.live import LiveRun, LiveRuns, Stopping
+from ag_ui_openai_agents.runs.live import LEAVING_SECONDS, LiveRun, LiveRuns, Stopping, until
 
 __all__ = ["RedisRunBoard", "RemoteRun", "RemoteWatch", "board_for"]
 
@@ -182,19 +183,27 @@ class RedisRunBoard:
             return
         if kind == "stop":
             await self.live.stop(key, run_id, Stopping.STOP)
-        elif kind == "supersede":
-            await self._supersede_here(key)
+        elif kind == "supersede" and self.live.on_thread(key):
+            task = asyncio.get_running_loop().create_task(self._supersede_here(key))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _supersede_here(self, key: str) -> None:
-        """Stop the thread's runs here unless a response, here or elsewhere, reads them."""
+        """Stop the thread's runs here unless a response, here or elsewhere, reads them; a
+        reader that is leaving is waited for (:data:`~.live.LEAVING_SECONDS`)."""
         runs = self.live.on_thread(key)
-        if not runs or any(run.watched for run in runs):
-            return
-        counts = await self.client.hmget(self._key(key), [f"w:{run.run_id}" for run in runs])
-        if any(count is not None and int(count) > 0 for count in counts):
-            return
-        for run in runs:
-            run.halt(Stopping.SUPERSEDED)
+
+        async def unread() -> bool:
+            live = [run for run in runs if not run.done.is_set()]
+            if any(run.watched for run in live):
+                return False
+            fields = [f"w:{run.run_id}" for run in live]
+            counts = await self.client.hmget(self._key(key), fields) if live else []
+            return not any(count is not None and int(count) > 0 for count in counts)
+
+        if await until(unread, LEAVING_SECONDS):
+            for run in runs:
+                run.halt(Stopping.SUPERSEDED)
 
     # --- the other replicas' side ------------------------------------------------------------
 
