@@ -11,7 +11,6 @@ test.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from agents import RunConfig
 from ag_ui_openai_agents import OpenAIAgentsAgent
 from ag_ui_openai_agents.threads import ThreadStore
 from support.invariants import parse_sse
-from support.partial_turns import GUARD_SECONDS, Stall, Tools, body
+from support.partial_turns import Stall, Tools, body, opened
 from support.scripted import ScriptedProvider, ScriptedResponsesModel, Turn
 from support.threads import by_thread_id
 
@@ -48,7 +47,7 @@ class GatedModel(ScriptedResponsesModel):
             seen += 1
             if seen == stall.count and not self.reached.is_set():
                 self.reached.set()
-                await asyncio.to_thread(self.gate.wait, GUARD_SECONDS)
+                await opened(self.gate)
 
 
 def gated_wrapper(

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +30,16 @@ from support.scripted import Call, Reasoning, ScriptedProvider, ScriptedResponse
 from support.threads import by_thread_id
 
 GUARD_SECONDS = 30.0
+
+
+async def opened(gate: threading.Event, seconds: float = GUARD_SECONDS) -> None:
+    """Wait until the test opens ``gate`` (a run cancelled meanwhile stops waiting at once, so
+    the server it runs in can shut down)."""
+    deadline = time.monotonic() + seconds
+    while not gate.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
+
+
 """Bounds a broken test only (a run that never reaches its leaving point)."""
 
 

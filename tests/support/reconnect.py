@@ -9,7 +9,6 @@ without depending on timing; :attr:`HeldModel.reached` tells it the run got ther
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import shutil
@@ -30,7 +29,7 @@ from ag_ui_openai_agents.threads import ThreadStore
 
 from .e2e import E2E_DIR
 from .http import app_with
-from .partial_turns import GUARD_SECONDS
+from .partial_turns import opened
 from .scripted import RecordedCall, ScriptedProvider, ScriptedResponsesModel, Text, Turn
 from .threads import by_thread_id
 
@@ -74,7 +73,7 @@ class HeldModel(ScriptedResponsesModel):
             seen += 1
             if seen == self.hold_after:
                 self.reached.set()
-                await asyncio.to_thread(self.gate.wait, GUARD_SECONDS)
+                await opened(self.gate)
 
 
 def long_answer_app(
