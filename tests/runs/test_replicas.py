@@ -5,8 +5,8 @@ superseded by a new turn sent to B; both request kinds."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -41,13 +41,14 @@ pytestmark = [
 ]
 
 APP = "support.live_app:app"
-THREAD = "thread-5c2a7e9b1d4f4a60"
 WORDS = 40
 
 
-@pytest.fixture
-def replicas(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    """Replicas A and B of the live app on one Redis server (a run lasts about 2 s)."""
+@pytest.fixture(scope="module")
+def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Server]]:
+    """Replicas A and B of the live app on one Redis server (a run lasts about 2 s), shared by
+    the module's tests: each has a thread of its own."""
+    tmp_path = tmp_path_factory.mktemp("replicas")
     with redis_server_process(tmp_path / "redis") as url:
         envs = {
             name: server_env(NAME_ENV, name, {REDIS_ENV: url, DELAY_ENV: "0.05"})
@@ -55,6 +56,12 @@ def replicas(tmp_path: Path) -> Iterator[tuple[Server, Server]]:
         }
         with server_processes(APP, ("A", "B"), envs, tmp_path) as (a, b):
             yield a, b
+
+
+@pytest.fixture
+def thread() -> str:
+    """A thread of the test's own on the shared replicas."""
+    return f"thread-{uuid.uuid4().hex}"
 
 
 @pytest.fixture
@@ -80,10 +87,14 @@ def snapshot_of(blocks: list[Block], position: int = -1) -> list[Any]:
 
 @pytest.mark.parametrize("header", ["last-event-id", "x-last-event-id"])
 def test_a_run_left_on_one_replica_is_continued_on_another(
-    replicas: tuple[Server, Server], client: httpx.Client, version: str | None, header: str
+    replicas: tuple[Server, Server],
+    client: httpx.Client,
+    thread: str,
+    version: str | None,
+    header: str,
 ) -> None:
     a, b = replicas
-    run_input = body(THREAD, "run-1", version, [user("Tell me everything", "user-1")])
+    run_input = body(thread, "run-1", version, [user("Tell me everything", "user-1")])
     seen = leave_after(client, a, run_input, 3)
     rest = reattach(client, b, run_input, seen[-1], header)
     again = post_blocks(client, b, run_input)
@@ -96,15 +107,15 @@ def test_a_run_left_on_one_replica_is_continued_on_another(
 
 
 def test_a_reload_on_another_replica_joins_the_live_run(
-    replicas: tuple[Server, Server], client: httpx.Client, version: str | None
+    replicas: tuple[Server, Server], client: httpx.Client, thread: str, version: str | None
 ) -> None:
     a, b = replicas
     ask = user("Tell me everything", "user-1")
-    run_input = body(THREAD, "run-1", version, [ask])
+    run_input = body(thread, "run-1", version, [ask])
     leave_after(client, a, run_input, 2)
-    reload = body(THREAD, "run-2", version, [])
+    reload = body(thread, "run-2", version, [])
     joined = post_blocks(client, b, reload)
-    after = post_blocks(client, b, body(THREAD, "run-3", version, []))
+    after = post_blocks(client, b, body(thread, "run-3", version, []))
 
     started = events_of(joined)[0]
     assert isinstance(started, RunStartedEvent) and started.run_id == "run-1"
@@ -115,16 +126,16 @@ def test_a_reload_on_another_replica_joins_the_live_run(
 
 
 def test_a_run_on_one_replica_is_stopped_from_another(
-    replicas: tuple[Server, Server], client: httpx.Client, version: str | None
+    replicas: tuple[Server, Server], client: httpx.Client, thread: str, version: str | None
 ) -> None:
     a, b = replicas
     ask = user("Tell me everything", "user-1")
-    run_input = body(THREAD, "run-1", version, [ask])
+    run_input = body(thread, "run-1", version, [ask])
     seen = leave_after(client, a, run_input, 3)
-    status = stop_run(client, b, THREAD, "run-1")
+    status = stop_run(client, b, thread, "run-1")
     rest = reattach(client, b, run_input, seen[-1], "last-event-id")
     stranger = stop_run(client, b, "thread-of-nobody", "run-1")
-    reload = post_blocks(client, b, body(THREAD, "run-2", version, []))
+    reload = post_blocks(client, b, body(thread, "run-2", version, []))
 
     assert status == stranger == 202
     last = events_of(rest)[-1]
@@ -141,13 +152,13 @@ def test_a_run_on_one_replica_is_stopped_from_another(
 
 
 def test_a_new_turn_on_another_replica_supersedes_an_unwatched_run(
-    replicas: tuple[Server, Server], client: httpx.Client, version: str | None
+    replicas: tuple[Server, Server], client: httpx.Client, thread: str, version: str | None
 ) -> None:
     a, b = replicas
     first = user("Tell me everything", "user-1")
-    leave_after(client, a, body(THREAD, "run-1", version, [first]), 2)
+    leave_after(client, a, body(thread, "run-1", version, [first]), 2)
     second = user("Now something else", "user-2")
-    run_input = body(THREAD, "run-2", version, [second])
+    run_input = body(thread, "run-2", version, [second])
     answered = post_blocks(client, b, run_input)
 
     check_stream(events_of(answered), pre_1_0=version is None)

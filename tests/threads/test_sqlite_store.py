@@ -76,21 +76,39 @@ async def test_the_first_calls_on_a_new_file_all_succeed(tmp_path: Path) -> None
 @pytest.mark.slow
 def test_worker_processes_starting_on_a_new_file_all_succeed(tmp_path: Path) -> None:
     """Four processes, as ``uvicorn --workers 4`` starts them, each making their first call on
-    the same new file at once."""
+    the same new file at once (five new files: the processes start once, and each file is
+    given to all four at the same moment)."""
     script = (
         "import asyncio, sys\n"
         "from ag_ui_openai_agents.threads import SQLiteThreadStore\n"
-        "store = SQLiteThreadStore(sys.argv[1])\n"
-        "asyncio.run(store.load('thread-1'))\n"
+        "for line in sys.stdin:\n"
+        "    asyncio.run(SQLiteThreadStore(line.strip()).load('thread-1'))\n"
+        "    print('ok', flush=True)\n"
     )
-    for trial in range(5):
-        path = tmp_path / f"shared-{trial}.db"
-        workers = [
-            subprocess.Popen([sys.executable, "-c", script, str(path)], stderr=subprocess.PIPE)
-            for _ in range(4)
-        ]
-        errors = [w.communicate(timeout=120)[1].decode() for w in workers]
-        assert [w.returncode for w in workers] == [0] * 4, errors
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    answers: list[list[str]] = []
+    try:
+        for trial in range(5):
+            for worker in workers:
+                assert worker.stdin is not None
+                worker.stdin.write(f"{tmp_path / f'shared-{trial}.db'}\n")
+                worker.stdin.flush()
+            answers.append([w.stdout.readline() if w.stdout else "" for w in workers])
+            if answers[-1] != ["ok\n"] * 4:
+                break
+    finally:
+        errors = [worker.communicate(timeout=120)[1] for worker in workers]
+    assert [w.returncode for w in workers] == [0] * 4, errors
+    assert answers == [["ok\n"] * 4] * 5, errors
 
 
 def held_file(path: Path) -> sqlite3.Connection:
