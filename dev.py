@@ -28,6 +28,7 @@ import tempfile
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -219,19 +220,32 @@ def pytest_env(ci_profile: bool, **extra: str) -> dict[str, str]:
     return clean_env(HYPOTHESIS_PROFILE="ci" if ci_profile else "dev", **extra)
 
 
-def project_suite(
-    tool: str, suite: Suite, cwd: Path, ci_profile: bool, groups: tuple[str, ...] = ()
-) -> None:
-    """Every test of a project (both tiers) in its own uv environment, on the newest SDK, with
-    the dependency ``groups`` beside the default ones."""
+def sync_project(tool: str, suite: Suite, cwd: Path, groups: tuple[str, ...] = ()) -> bool:
+    """Make the project's uv environment (the dependency ``groups`` beside the default ones);
+    False, with the suite marked broken, when it cannot be made."""
     extra = [arg for group in groups for arg in ("--group", group)]
     try:
         run(tool, "sync", *extra, cwd=cwd, env=clean_env(), log=suite.log)
     except subprocess.CalledProcessError:
         suite.broken = True
-        return
-    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider")
+        return False
+    return True
+
+
+def project_tests(
+    tool: str, suite: Suite, cwd: Path, ci_profile: bool, marker: str | None = None
+) -> None:
+    """The project's tests (those ``marker`` selects, else all) in its synced environment, on
+    the newest SDK."""
+    selected = ("-m", marker) if marker else ()
+    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider", *selected)
     suite.pytest(*command, cwd=cwd, env=pytest_env(ci_profile))
+
+
+def project_suite(tool: str, suite: Suite, cwd: Path, ci_profile: bool) -> None:
+    """Every test of a project (both tiers) in its own uv environment."""
+    if sync_project(tool, suite, cwd):
+        project_tests(tool, suite, cwd, ci_profile)
 
 
 def compat_suite(tool: str, python: str, sdk: str | None, suite: Suite) -> None:
@@ -315,9 +329,9 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
 def test(quick: bool) -> int:
     """Run the suites, print one summary line, and return the exit status.
 
-    Three lanes run side by side (the Node, browser and server-process tests wait a lot, so
-    two cores keep busy): the package suite, the examples suite, and the fast tier on the
-    oldest SDK then on the oldest Python.
+    Three lanes run side by side, so that two cores keep busy (the Node, browser and
+    server-process tests wait a lot): the package's slow tier, the examples suite, and the
+    package's fast tier followed by the fast tier on the oldest SDK then on the oldest Python.
     """
     tool = uv()
     ci_profile = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -329,19 +343,37 @@ def test(quick: bool) -> int:
             suites.append(Suite(name, reports))
             return suites[-1]
 
-        package, examples = suite("package"), suite("examples")
-        lanes: list[list[tuple[Suite, Step]]] = [
-            [(package, lambda: project_suite(tool, package, ROOT, ci_profile, ("bench",)))],
-            [(examples, lambda: project_suite(tool, examples, EXAMPLES, ci_profile))],
-        ]
+        fast, slow, examples = suite("package-fast"), suite("package-slow"), suite("examples")
+        synced: Future[bool] = Future()  # the package's environment, made by the slow lane
+
+        def package_slow() -> None:
+            made = False
+            try:
+                made = sync_project(tool, slow, ROOT, ("bench",))
+            finally:
+                synced.set_result(made)
+            if made:
+                project_tests(tool, slow, ROOT, ci_profile, "slow")
+
+        def package_fast() -> None:
+            if synced.result():
+                project_tests(tool, fast, ROOT, ci_profile, "not slow")
+            else:
+                fast.broken = True
+                fast.notes.append("no environment")
+
+        third: list[tuple[Suite, Step]] = [(fast, package_fast)]
         if not quick:
             sdk, oldest = suite("sdk-0.23.1"), suite(f"python-{OLDEST_PYTHON}")
-            lanes.append(
-                [
-                    (sdk, lambda: compat_suite(tool, "3.11", OLDEST_SDK, sdk)),
-                    (oldest, lambda: oldest_python_suite(tool, oldest)),
-                ]
-            )
+            third += [
+                (sdk, lambda: compat_suite(tool, "3.11", OLDEST_SDK, sdk)),
+                (oldest, lambda: oldest_python_suite(tool, oldest)),
+            ]
+        lanes = [
+            [(slow, package_slow)],
+            [(examples, lambda: project_suite(tool, examples, EXAMPLES, ci_profile))],
+            third,
+        ]
         try:
             run_lanes(lanes)
         finally:
