@@ -5,17 +5,17 @@ through `to_openai`, the token model's run through `to_agui`, every event encode
 each from the request to its last frame, interleaved over repetitions as in `per_token.py`:
 
 - *no log*: the frames written as they come (today's stream);
-- *in process* / *Redis*: as a server runs a detached run: each encoded event goes to a
-  pending batch; a writer task appends whatever is pending when it wakes (one `append` per
-  flush) and ends the log after the last event; the response reads the log from seq 0 and
+- *in process* / *Redis*: as a server runs a detached run: each encoded event is appended
+  as it comes (the Redis log sends what is waiting in one round trip per flush) and the log
+  is ended after the last event; the response reads the log from seq 0 and
   writes each frame with its `id: <runId>.<seq>` line. `MemoryEventLog`, then
   `RedisEventLog` on a real `redis-server` on loopback (started for the benchmark; its rows
   are left out when the binary is missing).
 
 CPU is this process's `time.process_time()`; *added* is, per repetition, the logged run minus
 the no-log run, also as a share of the no-log run. The Redis server's own CPU (`INFO cpu`,
-user + sys, over the same run) is reported beside it, and so are the events per append (the
-writer's batching: each append is one round trip to Redis).
+user + sys, over the same run) is reported beside it, and so are the events per write (the
+Redis log's batching: events per round trip).
 
 **Memory per live run.** The log of one run of T tokens (its encoded events as the writer
 appends them, in batches of 16): `tracemalloc`'s current bytes after the appends, in
@@ -107,7 +107,7 @@ def _events(tokens: int) -> AsyncIterator[BaseEvent]:
     return _TRANSLATOR.to_agui(result, run_input)
 
 
-async def _unlogged(tokens: int) -> tuple[int, list[int]]:
+async def _unlogged(tokens: int) -> tuple[int, list[float]]:
     """Today's stream: each event encoded as it comes; the tokens seen."""
     seen = 0
     async for event in _events(tokens):
@@ -116,38 +116,21 @@ async def _unlogged(tokens: int) -> tuple[int, list[int]]:
     return seen, []
 
 
-async def _write(log: EventLog, run: str, events: AsyncIterator[BaseEvent]) -> list[int]:
-    """The detached run's writer: encode into a pending batch, append whatever is pending
-    whenever the appender wakes; end the log after the last event. The batch sizes."""
-    pending: list[str] = []
-    wake = asyncio.Event()
-    done = False
-    sizes: list[int] = []
-
-    async def appender() -> None:
-        nonlocal pending
-        while True:
-            await wake.wait()
-            wake.clear()
-            if pending:
-                batch, pending = pending, []
-                sizes.append(len(batch))
-                await log.append(run, batch)
-            if done and not pending:
-                await log.end(run)
-                return
-
-    task = asyncio.create_task(appender())
+async def _write(log: EventLog, run: str, events: AsyncIterator[BaseEvent]) -> list[float]:
+    """The detached run's writer, as the server's: each encoded event appended as it comes,
+    then the log's end. Events per write: per round trip to Redis (its flushes), else 1."""
+    flushes = getattr(log, "flushes", None)
+    count = 0
     async for event in events:
-        pending.append(encode_event(event)[6:-2])  # the JSON of `data: <json>\n\n`
-        wake.set()
-    done = True
-    wake.set()
-    await task
-    return sizes
+        await log.append(run, (encode_event(event)[6:-2],))  # the JSON of `data: <json>\n\n`
+        count += 1
+    await log.end(run)
+    if flushes is None:
+        return [1.0]
+    return [count / max(getattr(log, "flushes", 0) - flushes, 1)]
 
 
-async def _logged(tokens: int, log: EventLog, run: str) -> tuple[int, list[int]]:
+async def _logged(tokens: int, log: EventLog, run: str) -> tuple[int, list[float]]:
     """The same run detached: written to the log, the response read from it."""
     await log.claim(run, "fingerprint")
     writer = asyncio.create_task(_write(log, run, _events(tokens)))
@@ -167,7 +150,7 @@ async def _redis_cpu(client: Any) -> float:
 class _Sample:
     cpu: float
     tokens: int
-    batches: list[int]
+    batches: list[float]
     redis_cpu: float = 0.0
 
 
@@ -242,6 +225,7 @@ async def _memory_redis(log: RedisEventLog, events: list[BaseEvent], tokens: int
     await log.claim(run, "0" * 64)  # a sha256 hex digest's length
     for start in range(0, len(events), 16):
         await log.append(run, [encode_event(e)[6:-2] for e in events[start : start + 16]])
+    await log.flushed(run)
     keys = [f"{log.prefix}run:{{{run}}}:{kind}" for kind in ("log", "claim")]
     return sum([int(await log.client.memory_usage(key, samples=0) or 0) for key in keys])
 
@@ -383,7 +367,7 @@ def event_log_table(report: EventLogReport) -> list[str]:
         f"{report.tokens} tokens per run, {report.repetitions} interleaved repetitions "
         "(median (min-max)); *added* is over the same run without the log.",
         "",
-        "| run | CPU µs per token | added µs per token | added | events per append "
+        "| run | CPU µs per token | added µs per token | added | events per write "
         "| redis-server CPU µs per token |",
         "|---|---|---|---|---|---|",
     ]

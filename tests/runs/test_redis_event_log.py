@@ -90,8 +90,11 @@ async def test_an_append_is_one_round_trip(redis_server: str) -> None:
     try:
         await log.claim(RUN, "f")
         await log.append(RUN, ["warm"])
+        await log.flushed(RUN)
         before = await commands(raw)
-        await log.append(RUN, texts(50))
+        await log.append(RUN, texts(30))
+        await log.append(RUN, texts(20, 31))  # joins the waiting events of the run
+        await log.flushed(RUN)
         # One script (50 XADDs and a PEXPIRE inside it): no reads, no second batch.
         assert await commands(raw) - before == {"evalsha": 1, "xadd": 50, "pexpire": 1}
         assert (await log.meta(RUN)) == LogMeta(first=1, last=51, ended=False)
@@ -119,17 +122,19 @@ async def test_appends_of_many_runs_share_one_connection(redis_server: str) -> N
         await log.aclose()
 
 
-async def test_a_failed_append_fails_only_its_run(redis_server: str) -> None:
+async def test_a_failed_flush_is_logged_and_spares_the_other_runs(
+    redis_server: str, caplog: pytest.LogCaptureFixture
+) -> None:
     raw = redis_asyncio.Redis.from_url(redis_server)
     log = RedisEventLog(redis_server)
     try:
         for run in (RUN, OTHER):
             await log.claim(run, "f")
         await raw.set(f"agui:run:{{{OTHER}}}:log", "not a stream")
-        ok, failed = await asyncio.gather(
-            log.append(RUN, ["a"]), log.append(OTHER, ["b"]), return_exceptions=True
-        )
-        assert ok == 1 and isinstance(failed, redis_asyncio.ResponseError)
+        assert await log.append(RUN, ["a"]) == 1
+        assert await log.append(OTHER, ["b"]) == 1  # readers here have it; Redis refuses it
+        await log.flushed(OTHER)
+        assert f"Could not log 1 events of run {OTHER!r} on Redis" in caplog.text
         await log.end(RUN)
         assert await collect(log, RUN) == [(1, "a")]
     finally:
@@ -177,6 +182,7 @@ async def test_readers_on_the_writing_replica_follow_it_without_round_trips(
     try:
         await log.claim(OTHER, "f")
         await log.append(OTHER, ["the scripts are loaded"])
+        await log.flushed(OTHER)
         await log.claim(RUN, "f")
         got: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
 
@@ -189,6 +195,7 @@ async def test_readers_on_the_writing_replica_follow_it_without_round_trips(
         before = await commands(raw)
         await log.append(RUN, texts(20))
         assert [await got.get() for _ in range(20)] == list(enumerate(texts(20), start=1))
+        await log.flushed(RUN)
         assert await commands(raw) - before == {"evalsha": 1, "xadd": 20, "pexpire": 1}
         await log.end(RUN)
         await reader

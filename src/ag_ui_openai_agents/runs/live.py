@@ -6,9 +6,9 @@ With a thread store whose settings keep ``detached_runs`` on, the run route hand
 number of responses read them back from the log (:mod:`.log`). A client that goes away takes
 its response with it, not the run: the run completes and its turn is saved in the thread.
 
-- Writes are batched: the writer takes whatever the run produced while the previous append
-  was in flight, one :meth:`.log.EventLog.append` per batch (one Redis round trip), never one
-  per event. The run's end is logged once its terminal event is.
+- Each event is appended as it comes; the log batches its own I/O (the Redis log sends
+  every run's waiting events in one round trip per flush, never one per event). The run's
+  end is logged once its terminal event is.
 - Caps (``ThreadSettings``): ``max_live_runs_per_key`` live runs per thread (store key) and
   ``max_live_runs`` per server process, past which a run is refused with RUN_ERROR
   ``LIVE_RUNS_LIMIT`` (logged like any run, so the same request sent again gets the same
@@ -265,17 +265,19 @@ class LiveRuns:
         try:
             async with aclosing(source):
                 async for text in source:
-                    writer.put(text)
+                    await writer.put(text)
             ended = True
         finally:
             timer.cancel()
-            if not ended:  # cancelled from outside: the event loop is closing
-                shutdown = run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE))
-                writer.put(_encoded(shutdown))
-            await run_to_end(self._end(run, writer))
+            last = None  # cancelled from outside (the loop is closing): RUN_ERROR ends it
+            if not ended:
+                last = _encoded(run_error(ClientError(SHUTDOWN_MESSAGE, SHUTDOWN_ERROR_CODE)))
+            await run_to_end(self._end(run, writer, last))
 
-    async def _end(self, run: LiveRun, writer: _Writer) -> None:
+    async def _end(self, run: LiveRun, writer: _Writer, last: str | None) -> None:
         try:
+            if last is not None:
+                await writer.put(last)
             await writer.close()
         finally:
             runs = self._by_key.get(run.key, [])
@@ -314,31 +316,21 @@ async def _refusal(run_input: RunAgentInput) -> AsyncGenerator[str, None]:
 
 
 class _Writer:
-    """A run's appends: whatever is pending when the previous append returns, in one batch."""
+    """A run's appends, each as its event comes: the log batches its own I/O (the Redis log
+    sends every run's waiting events in one round trip), and a failed append is logged, not
+    raised (the run goes on for the clients reading it here)."""
 
     def __init__(self, log: EventLog, run: str) -> None:
         self.log, self.run = log, run
-        self.pending: list[str] = []
-        self.flushing: asyncio.Task[None] | None = None
 
-    def put(self, text: str) -> None:
-        self.pending.append(text)
-        if self.flushing is None or self.flushing.done():
-            self.flushing = asyncio.get_running_loop().create_task(self._flush())
-
-    async def _flush(self) -> None:
-        while self.pending:
-            batch, self.pending = self.pending, []
-            try:
-                await self.log.append(self.run, batch)
-            except Exception:
-                logger.exception("Could not log %d events of run %r", len(batch), self.run)
+    async def put(self, text: str) -> None:
+        try:
+            await self.log.append(self.run, (text,))
+        except Exception:
+            logger.exception("Could not log an event of run %r", self.run)
 
     async def close(self) -> None:
-        """Flush what is pending, then log the run's end."""
-        if self.flushing is not None:
-            await self.flushing
-        await self._flush()
+        """Log the run's end (after its events)."""
         try:
             await self.log.end(self.run)
         except Exception:

@@ -100,7 +100,9 @@ class EventLog(Protocol):
         ...
 
     async def append(self, run: str, events: Sequence[str]) -> int:
-        """Log ``events`` (JSON texts, in order) as the run's next; return the last seq."""
+        """Log ``events`` (JSON texts, in order) as the run's next; return the last seq.
+        Readers in this process see them at once; a shared log may send them on later, and
+        :meth:`end` waits until it did. Called once per event, it must cost little."""
         ...
 
     def read(self, run: str, after: int = 0) -> AsyncIterator[tuple[int, str]]:

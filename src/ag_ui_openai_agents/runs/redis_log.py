@@ -24,10 +24,13 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
   ``PEXPIRE``. A pipeline of the same commands is one round trip too, but the client packs
   and parses a command per event: in ``benchmarks/event_log.py`` the script cost about a
   third less of the server's CPU per streamed token.
-- Appends of every run go out together: one flushing task sends whatever runs' appends are
-  waiting as one pipeline (one round trip, one connection of the pool), and what comes in
-  meanwhile waits for the next. 200 paced runs cost one round trip per flush, not 200, and
-  the pool is not drained by writers (``benchmarks/live_load.py``).
+- Appends are written behind: an append is numbered and handed to this replica's readers at
+  once, and joins its run's events waiting for the next flush. One flushing task sends every
+  run's waiting events as one pipeline (one round trip, one connection of the pool); what
+  comes in meanwhile waits for the next. 200 paced runs cost one round trip per flush, not
+  200, the pool is not drained by writers, and no reader here waits for Redis
+  (``benchmarks/live_load.py``). The end of a run waits for its events' flush. A flush that
+  fails is logged; readers on other replicas then find a gap and are told (never skipped).
 - Readers ``XREAD`` what is logged in batches, then ``XREAD BLOCK`` the tail (each waiting
   reader holds one connection of the client's pool while it blocks); every ``poll`` seconds
   without news a reader checks the stream still exists.
@@ -41,16 +44,17 @@ readers then get :class:`.log.LogExpiredError`. A run must log something at leas
 
 A replica also keeps the live runs it writes in memory (a :class:`.log.MemoryEventLog`, each
 dropped at the run's end): their readers on this replica (most often the client that started
-the run) follow them from memory, so a streamed event costs one round trip per append batch
-and none per reader; readers on other replicas, and any reader once the run ended, ``XREAD``.
+the run) follow them from memory, without waiting for Redis and with no round trip per
+reader; readers on other replicas, and any reader once the run ended, ``XREAD``.
 
-A run's appends come from one writer (the replica that claimed it), one batch at a time: the
-writer numbers the events, so appends of one run must not overlap.
+A run's appends come from one writer (the replica that claimed it): the writer numbers the
+events, so appends of one run must not overlap.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +71,8 @@ from ag_ui_openai_agents.runs.log import (
 )
 
 __all__ = ["DEFAULT_LIVE_EXPIRE_AFTER", "DEFAULT_POLL", "RedisEventLog"]
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_LIVE_EXPIRE_AFTER = 3600.0
 """Seconds a live run's log is kept after its last append."""
@@ -119,19 +125,16 @@ _EVENT = "e"
 
 @dataclass
 class _Append:
-    """One run's events waiting for the next flush."""
+    """One run's events waiting for the next flush (a run's later appends join them)."""
 
-    key: str
-    """The run's log key."""
+    run: str
+    """The run (its log key)."""
     first: int
     """The seq of the first of ``events``."""
-    events: Sequence[str]
+    events: list[str]
     """The encoded events, in order."""
-    done: asyncio.Future[None]
-    """Resolved when Redis holds them (or failed with why it does not)."""
-
-    def args(self, max_events: int, expire_ms: int) -> list[Any]:
-        return [self.key, max_events, expire_ms, self.first, *self.events]
+    sent: asyncio.Future[None]
+    """Resolved once the flush that carried them is over (whatever Redis answered)."""
 
 
 def _import_redis() -> Any:
@@ -147,17 +150,6 @@ def _import_redis() -> Any:
 def _no_script(reply: Any) -> bool:
     """Whether a reply is Redis's ``NOSCRIPT`` error (the script is not loaded)."""
     return type(reply).__name__ == "NoScriptError"
-
-
-def _settle(batch: list[_Append], replies: list[Any]) -> None:
-    """Resolve each waiting append with its reply: an error fails it."""
-    for waiting, reply in zip(batch, replies, strict=True):
-        if waiting.done.done():
-            continue  # its appender was cancelled
-        if isinstance(reply, Exception):
-            waiting.done.set_exception(reply)
-        else:
-            waiting.done.set_result(None)
 
 
 def _text(value: Any) -> str:
@@ -220,8 +212,11 @@ class RedisEventLog:
         self.poll = poll
         self._claim = self.client.register_script(_CLAIM)
         self._append = self.client.register_script(_APPEND)
-        self._queued: list[_Append] = []
+        self._queued: dict[str, _Append] = {}
+        self._latest: dict[str, asyncio.Future[None]] = {}
         self._flushing: asyncio.Task[None] | None = None
+        self.flushes = 0
+        """Round trips the appends took so far (one per flush, whatever the runs)."""
         self._end = self.client.register_script(_END_RUN)
         self._last: dict[str, int] = {}
         self._mirror = MemoryEventLog(max_events=max_events, expire_after=0, claim_expire_after=0)
@@ -263,23 +258,22 @@ class RedisEventLog:
         return last
 
     async def append(self, run: str, events: Sequence[str]) -> int:
-        """Log ``events`` as the run's next, in the next flush; return the last seq."""
+        """Log ``events`` as the run's next; return the last seq. This replica's readers see
+        them at once; Redis gets them with the next flush (write-behind: :meth:`end` waits
+        for them, and a flush that fails is logged, its events missing for other replicas'
+        readers, who are told so)."""
         last = await self._next_seq(run)
         if not events:
             return last
-        loop = asyncio.get_running_loop()
-        waiting = _Append(self._key(run, "log"), last + 1, events, loop.create_future())
-        self._queued.append(waiting)
-        if self._flushing is None or self._flushing.done():
-            self._flushing = loop.create_task(self._flush())
-        try:
-            await waiting.done
-        except BaseException:
-            self._last.pop(run, None)  # the next append asks Redis what it holds
-            if run in self._mirrored:  # its local readers go on from Redis
-                self._mirrored.discard(run)
-                await self._mirror.drop(run)
-            raise
+        waiting = self._queued.get(run)
+        if waiting is None:
+            loop = asyncio.get_running_loop()
+            waiting = _Append(run, last + 1, [], loop.create_future())
+            self._queued[run] = waiting
+            self._latest[run] = waiting.sent
+            if self._flushing is None or self._flushing.done():
+                self._flushing = loop.create_task(self._flush())
+        waiting.events.extend(events)
         last += len(events)
         self._last[run] = last
         if run in self._mirrored:
@@ -287,19 +281,29 @@ class RedisEventLog:
         return last
 
     async def _flush(self) -> None:
-        """Send what is queued, as one pipeline, until nothing is."""
+        """Send what is queued, every run's in one pipeline, until nothing is."""
         while self._queued:
-            batch, self._queued = self._queued, []
+            batch, self._queued = list(self._queued.values()), {}
+            self.flushes += 1
             try:
                 replies = await self._send(batch)
-            except BaseException as exc:  # the batch failed as a whole (or the task stopped)
-                failed = exc if isinstance(exc, Exception) else ConnectionError("flush stopped")
-                batch, self._queued = batch + self._queued, []
-                _settle(batch, [failed] * len(batch))
-                if failed is not exc:
-                    raise
-                continue
-            _settle(batch, replies)
+            except Exception as exc:  # the batch failed as a whole
+                replies = [exc] * len(batch)
+            except BaseException as exc:  # the task was stopped: nothing more is sent
+                batch += self._queued.values()
+                self._queued = {}
+                self._settle(batch, [exc] * len(batch))
+                raise
+            self._settle(batch, replies)
+
+    def _settle(self, batch: list[_Append], replies: list[Any]) -> None:
+        for waiting, reply in zip(batch, replies, strict=True):
+            if isinstance(reply, BaseException):  # readers elsewhere find the gap, and say so
+                logger.warning("Could not log %d events of run %r on Redis: %r",
+                               len(waiting.events), waiting.run, reply)  # fmt: skip
+            waiting.sent.set_result(None)
+            if self._latest.get(waiting.run) is waiting.sent:
+                del self._latest[waiting.run]
 
     async def _send(self, batch: list[_Append]) -> list[Any]:
         """Each append's reply (or error), in one round trip; a script Redis lost (a restart,
@@ -316,12 +320,21 @@ class RedisEventLog:
         expire = _ms(self.live_expire_after)
         async with self.client.pipeline(transaction=False) as pipe:
             for waiting in batch:
-                pipe.evalsha(self._append.sha, 1, *waiting.args(self.max_events, expire))
+                key = self._key(waiting.run, "log")
+                args = (self.max_events, expire, waiting.first, *waiting.events)
+                pipe.evalsha(self._append.sha, 1, key, *args)
             return list(await pipe.execute(raise_on_error=False))
+
+    async def flushed(self, run: str) -> None:
+        """Wait until Redis got (or failed to get) every event appended to ``run`` so far."""
+        latest = self._latest.get(run)
+        if latest is not None:
+            await asyncio.shield(latest)
 
     async def end(self, run: str) -> None:
         """Log the run's end marker after its last entry (waking its readers) and expire the
         log later, in one script (one round trip); nothing when the run already ended."""
+        await self.flushed(run)
         self._last.pop(run, None)
         keys = [self._key(run, "log")]
         await self._end(keys=keys, args=[self.max_events, _ms(self.expire_after)])
@@ -330,7 +343,9 @@ class RedisEventLog:
             await self._mirror.end(run)
 
     async def meta(self, run: str) -> LogMeta | None:
-        """What the log holds of ``run`` (two ranges, one round trip), or None."""
+        """What the log holds of ``run`` (two ranges, one round trip), or None; this
+        replica's appends included (their flush first)."""
+        await self.flushed(run)
         key = self._key(run, "log")
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.xrange(key, "(1-0", "+", count=1)
@@ -392,5 +407,7 @@ class RedisEventLog:
                 raise LogExpiredError(f"the log {key!r} expired")
 
     async def aclose(self) -> None:
-        """Close the client's connections."""
+        """Send what is waiting, then close the client's connections."""
+        if self._flushing is not None and not self._flushing.done():
+            await asyncio.wait({self._flushing})
         await self.client.aclose()
