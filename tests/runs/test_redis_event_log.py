@@ -211,6 +211,7 @@ async def test_a_writer_that_lost_its_count_asks_redis(redis_server: str) -> Non
     try:
         await writer.claim(RUN, "f")
         await writer.append(RUN, ["a", "b"])
+        await writer.flushed(RUN)
         assert await other.append(RUN, ["c"]) == 3  # a writer that did not claim it
         await other.end(RUN)
         await writer.end(RUN)  # already ended: nothing

@@ -19,14 +19,18 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
 - A claim is one Lua script (one round trip): ``SET NX`` of the fingerprint; when it is new,
   the run's stream is started afresh with its claim marker, so a reader that comes before
   the first event waits for it instead of finding no log.
-- An append is one Lua script call per run (one command): ``XADD MAXLEN ~ max_events``
-  per event (Redis trims whole nodes of its stream, keeping at least ``max_events``), then
-  ``PEXPIRE``. A pipeline of the same commands is one round trip too, but the client packs
-  and parses a command per event: in ``benchmarks/event_log.py`` the script cost about a
-  third less of the server's CPU per streamed token.
+- Appends are one Lua script call per flush, for every run with events waiting (one command):
+  ``XADD MAXLEN ~ max_events`` per event (Redis trims whole nodes of its stream, keeping at
+  least ``max_events``), then ``PEXPIRE`` per run. A pipeline of the same commands is one
+  round trip too, but the client packs and parses a command per event (or per run): that
+  cost the server several times the CPU per streamed token. A run whose events Redis
+  refuses (its key is not a stream) does not stop the others. The script names keys of many
+  runs, so the event log needs one Redis server (or a primary with replicas), not a
+  Redis Cluster.
 - Appends are written behind: an append is numbered and handed to this replica's readers at
-  once, and joins its run's events waiting for the next flush. One flushing task sends every
-  run's waiting events as one pipeline (one round trip, one connection of the pool); what
+  once, and joins its run's events waiting for the next flush. One flushing task waits
+  ``flush_interval`` (5 ms) once an event is waiting, then sends every
+  run's waiting events in that one script call (one connection of the pool); what
   comes in meanwhile waits for the next. 200 paced runs cost one round trip per flush, not
   200, the pool is not drained by writers, and no reader here waits for Redis
   (``benchmarks/live_load.py``). The end of a run waits for its events' flush. A flush that
@@ -80,6 +84,10 @@ FIRST_BATCH = 32
 """Events a reader's first ``XREAD`` asks for: a small first batch comes back soonest."""
 DEFAULT_POLL = 5.0
 """Seconds a tailing reader blocks before it checks the log still exists."""
+DEFAULT_FLUSH_INTERVAL = 0.005
+"""Seconds a flush waits for more events once one is waiting: the events of many paced runs
+go in one round trip (readers on this replica do not wait for it; readers on others wait
+that much longer)."""
 
 _CLAIM = """
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -94,13 +102,23 @@ end
 return 2
 """
 _APPEND = """
-local seq = tonumber(ARGV[3])
-for i = 4, #ARGV do
-  redis.call('xadd', KEYS[1], 'MAXLEN', '~', ARGV[1], '1-' .. seq, 'e', ARGV[i])
-  seq = seq + 1
+local at, failed = 3, {}
+for k = 1, #KEYS do
+  local seq, count = tonumber(ARGV[at]), tonumber(ARGV[at + 1])
+  at = at + 2
+  for i = 0, count - 1 do
+    local added = redis.pcall('xadd', KEYS[k], 'MAXLEN', '~', ARGV[1], '1-' .. (seq + i),
+                              'e', ARGV[at + i])
+    if type(added) == 'table' and added.err then
+      failed[#failed + 1] = k
+      failed[#failed + 1] = added.err
+      break
+    end
+  end
+  at = at + count
+  redis.pcall('pexpire', KEYS[k], ARGV[2])
 end
-redis.call('pexpire', KEYS[1], ARGV[2])
-return seq - 1
+return failed
 """
 _END_RUN = """
 local top = redis.call('xrevrange', KEYS[1], '+', '-', 'COUNT', 1)
@@ -147,11 +165,6 @@ def _import_redis() -> Any:
     return redis_asyncio
 
 
-def _no_script(reply: Any) -> bool:
-    """Whether a reply is Redis's ``NOSCRIPT`` error (the script is not loaded)."""
-    return type(reply).__name__ == "NoScriptError"
-
-
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
@@ -196,13 +209,16 @@ class RedisEventLog:
         claim_expire_after: float = DEFAULT_CLAIM_EXPIRE_AFTER,
         live_expire_after: float = DEFAULT_LIVE_EXPIRE_AFTER,
         poll: float = DEFAULT_POLL,
+        flush_interval: float = DEFAULT_FLUSH_INTERVAL,
     ) -> None:
         if (url is None) == (client is None):
             raise ValueError("give RedisEventLog either a url or a client")
         if max_events < 1:
             raise ValueError("max_events must be at least 1")
-        if min(expire_after, claim_expire_after, live_expire_after) < 0 or poll <= 0:
-            raise ValueError("expiry must not be negative, poll must be positive")
+        if min(expire_after, claim_expire_after, live_expire_after, flush_interval) < 0:
+            raise ValueError("expiry and flush_interval must not be negative")
+        if poll <= 0:
+            raise ValueError("poll must be positive")
         self.client: Any = client if client is not None else _import_redis().from_url(url)
         self.prefix = prefix
         self.max_events = max_events
@@ -210,6 +226,7 @@ class RedisEventLog:
         self.claim_expire_after = claim_expire_after
         self.live_expire_after = live_expire_after
         self.poll = poll
+        self.flush_interval = flush_interval
         self._claim = self.client.register_script(_CLAIM)
         self._append = self.client.register_script(_APPEND)
         self._queued: dict[str, _Append] = {}
@@ -283,6 +300,7 @@ class RedisEventLog:
     async def _flush(self) -> None:
         """Send what is queued, every run's in one pipeline, until nothing is."""
         while self._queued:
+            await asyncio.sleep(self.flush_interval)  # what comes meanwhile goes along
             batch, self._queued = list(self._queued.values()), {}
             self.flushes += 1
             try:
@@ -306,24 +324,17 @@ class RedisEventLog:
                 del self._latest[waiting.run]
 
     async def _send(self, batch: list[_Append]) -> list[Any]:
-        """Each append's reply (or error), in one round trip; a script Redis lost (a restart,
-        ``SCRIPT FLUSH``) is loaded again and those appends sent once more."""
-        replies = await self._pipeline(batch)
-        lost = [i for i, reply in enumerate(replies) if _no_script(reply)]
-        if lost:
-            self._append.sha = await self.client.script_load(_APPEND)
-            for i, reply in zip(lost, await self._pipeline([batch[i] for i in lost]), strict=True):
-                replies[i] = reply
+        """Each append's outcome (None, or why Redis refused it): every run's events in one
+        script call (one command, one round trip)."""
+        keys = [self._key(waiting.run, "log") for waiting in batch]
+        args: list[Any] = [self.max_events, _ms(self.live_expire_after)]
+        for waiting in batch:
+            args += [waiting.first, len(waiting.events), *waiting.events]
+        failed = await self._append(keys=keys, args=args)  # loads the script if Redis lost it
+        replies: list[Any] = [None] * len(batch)
+        for k, why in zip(failed[::2], failed[1::2], strict=True):
+            replies[int(k) - 1] = ConnectionError(f"Redis refused the events: {_text(why)}")
         return replies
-
-    async def _pipeline(self, batch: list[_Append]) -> list[Any]:
-        expire = _ms(self.live_expire_after)
-        async with self.client.pipeline(transaction=False) as pipe:
-            for waiting in batch:
-                key = self._key(waiting.run, "log")
-                args = (self.max_events, expire, waiting.first, *waiting.events)
-                pipe.evalsha(self._append.sha, 1, key, *args)
-            return list(await pipe.execute(raise_on_error=False))
 
     async def flushed(self, run: str) -> None:
         """Wait until Redis got (or failed to get) every event appended to ``run`` so far."""
