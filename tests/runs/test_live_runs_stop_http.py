@@ -9,6 +9,7 @@ turn's model request passes the request checker.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,15 @@ def check(blocks: list[Sse], run_input: Any) -> None:
     check_stream(events_of(blocks), run_input=run_input, pre_1_0=pre_1_0)
 
 
+async def started(runs: list[str]) -> None:
+    """Wait until a tool has been started (its run recorded in ``runs``)."""
+    for _ in range(int(GUARD_SECONDS / 0.01)):
+        if runs:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the tool never started")
+
+
 def assert_stopped(blocks: list[Sse], version: str | None) -> None:
     terminal = blocks[-1].event
     if version is None:
@@ -88,6 +98,7 @@ async def test_stop_ends_the_run_and_a_running_tool_is_recorded_interrupted(
     with serve_app(app_with(wrapper)) as base_url:
         async with httpx.AsyncClient(base_url=base_url, timeout=GUARD_SECONDS) as client:
             seen = await read_until(client, payload(first), "TOOL_CALL_END")
+            await started(tools.slow_lookups)  # the tool is running when the stop comes
             stop = await client.post("/agent/stop", json={"threadId": THREAD, "runId": "run-1"})
             rest = await read_all(client, payload(first), {"Last-Event-ID": str(seen[-1].id)})
             second = request(THREAD, "run-2", version, [again])
