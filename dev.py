@@ -42,7 +42,6 @@ TOOLS_VENV = ROOT / ".venvs" / "tools"
 BINDIR = "Scripts" if os.name == "nt" else "bin"
 NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
 ALL_EXTRAS = "fastapi,redis,a2ui"  # the package's extras: the tests need every one
-WAITING_WORKERS = 2  # pytest processes for the suites whose tests mostly wait
 
 
 class Stopped(Exception):
@@ -237,11 +236,9 @@ def project_tests(
     tool: str, suite: Suite, cwd: Path, ci_profile: bool, marker: str | None = None
 ) -> None:
     """The project's tests (those ``marker`` selects, else all) in its synced environment, on
-    the newest SDK. Suites that wait a lot (server processes, Node, the browser) run in
-    :data:`WAITING_WORKERS` processes (pytest-xdist), a test file's tests in one of them."""
+    the newest SDK."""
     selected = ("-m", marker) if marker else ()
-    workers = () if marker == "not slow" else ("-n", str(WAITING_WORKERS), "--dist", "loadfile")
-    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider", *selected, *workers)
+    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider", *selected)
     suite.pytest(*command, cwd=cwd, env=pytest_env(ci_profile))
 
 
