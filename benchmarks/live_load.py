@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .concurrency import ConcurrencyReport, measure_concurrency
+from .concurrency import LOAD_PROCESSES, ConcurrencyReport, measure_concurrency
 from .event_log import redis_server
 
 __all__ = ["LiveLoadReport", "live_load_table", "measure_live_load"]
@@ -44,9 +44,10 @@ def _cpu_us_per_token(report: ConcurrencyReport) -> float:
 
 
 def measure_live_load(
-    streams: int, tokens: int, rate: float, *, ramp: float = 1.0
+    streams: int, tokens: int, rate: float, *, ramp: float = 1.0, clients: int = LOAD_PROCESSES
 ) -> LiveLoadReport:
-    """Run the load on each configuration (see the module's docstring)."""
+    """Run the load on each configuration (see the module's docstring), from ``clients``
+    load generator processes."""
     report = LiveLoadReport(streams, tokens, rate)
     with tempfile.TemporaryDirectory() as directory, redis_server() as redis_url:
         stores = {"SQLite": f"sqlite:{Path(directory) / 'threads.db'}"}
@@ -56,7 +57,7 @@ def measure_live_load(
             for mode, extra in (("attached", ("--attached",)), ("logged", ())):
                 serve_args = ("--threads", threads, *extra)
                 report.loads[f"{name}, {mode}"] = measure_concurrency(
-                    streams, tokens, rate, ramp=ramp, serve_args=serve_args
+                    streams, tokens, rate, ramp=ramp, clients=clients, serve_args=serve_args
                 )
     return report
 

@@ -125,7 +125,7 @@ def test_event_log_reports_its_cost_memory_and_reattach() -> None:
 
 
 def test_live_load_compares_logged_runs_with_attached_ones() -> None:
-    report = measure_live_load(4, 5, 50.0, ramp=0.1)
+    report = measure_live_load(4, 5, 50.0, ramp=0.1, clients=1)
     stores = ["SQLite", "Redis"] if shutil.which("redis-server") else ["SQLite"]
     names = [f"{store}, {mode}" for store in stores for mode in ("attached", "logged")]
     assert list(report.loads) == names
