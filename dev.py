@@ -28,7 +28,6 @@ import tempfile
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -42,6 +41,7 @@ TOOLS_VENV = ROOT / ".venvs" / "tools"
 BINDIR = "Scripts" if os.name == "nt" else "bin"
 NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
 ALL_EXTRAS = "fastapi,redis,a2ui"  # the package's extras: the tests need every one
+BROWSER = "tests/test_browser_*.py"  # the examples' Chromium tests, a lane of their own
 
 
 class Stopped(Exception):
@@ -221,32 +221,37 @@ def pytest_env(ci_profile: bool, **extra: str) -> dict[str, str]:
     return clean_env(HYPOTHESIS_PROFILE="ci" if ci_profile else "dev", **extra)
 
 
-def sync_project(tool: str, suite: Suite, cwd: Path, groups: tuple[str, ...] = ()) -> bool:
-    """Make the project's uv environment (the dependency ``groups`` beside the default ones);
-    False, with the suite marked broken, when it cannot be made."""
-    extra = [arg for group in groups for arg in ("--group", group)]
-    try:
-        run(tool, "sync", *extra, cwd=cwd, env=clean_env(), log=suite.log)
-    except subprocess.CalledProcessError:
-        suite.broken = True
-        return False
-    return True
+class Environment:
+    """A project's uv environment (its default dependency groups and ``groups``), made once
+    for every lane that tests the project: the first suite to ask makes it."""
+
+    def __init__(self, tool: str, cwd: Path, groups: tuple[str, ...] = ()) -> None:
+        self.tool, self.cwd, self.groups = tool, cwd, groups
+        self._lock = threading.Lock()
+        self._made: bool | None = None
+
+    def ready(self, suite: Suite) -> bool:
+        """Whether the environment is made (``suite`` broken, and saying why, when not)."""
+        with self._lock:
+            if self._made is None:
+                extra = [arg for group in self.groups for arg in ("--group", group)]
+                try:
+                    run(self.tool, "sync", *extra, cwd=self.cwd, env=clean_env(), log=suite.log)
+                    self._made = True
+                except subprocess.CalledProcessError:
+                    self._made = False
+        if not self._made:
+            suite.broken = True
+            suite.notes.append("no environment")
+        return self._made
 
 
-def project_tests(
-    tool: str, suite: Suite, cwd: Path, ci_profile: bool, marker: str | None = None
-) -> None:
-    """The project's tests (those ``marker`` selects, else all) in its synced environment, on
-    the newest SDK."""
-    selected = ("-m", marker) if marker else ()
-    command = (tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider", *selected)
-    suite.pytest(*command, cwd=cwd, env=pytest_env(ci_profile))
-
-
-def project_suite(tool: str, suite: Suite, cwd: Path, ci_profile: bool) -> None:
-    """Every test of a project (both tiers) in its own uv environment."""
-    if sync_project(tool, suite, cwd):
-        project_tests(tool, suite, cwd, ci_profile)
+def project_tests(env: Environment, suite: Suite, ci_profile: bool, *selection: str) -> None:
+    """The project's tests that ``selection`` (pytest arguments) selects, in its environment,
+    on the newest SDK."""
+    if env.ready(suite):
+        command = (env.tool, "run", "--no-sync", "pytest", "-p", "no:cacheprovider", *selection)
+        suite.pytest(*command, cwd=env.cwd, env=pytest_env(ci_profile))
 
 
 def compat_suite(tool: str, python: str, sdk: str | None, suite: Suite) -> None:
@@ -331,10 +336,11 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
 def test(quick: bool) -> int:
     """Run the suites, print one summary line, and return the exit status.
 
-    Three lanes run side by side, so that two cores keep busy (the Node, browser and
-    server-process tests wait a lot): the package's slow tier, the examples suite, and the
-    package's fast tier followed by the fast tier on the oldest supported versions (the
-    oldest SDK on the oldest Python, in one environment).
+    Four lanes run side by side, so that two cores keep busy (the Node, browser and
+    server-process tests wait a lot): the package's slow tier, the examples' tests but the
+    browser's, the examples' browser tests, and the package's fast tier followed by the fast
+    tier on the oldest supported versions (the oldest SDK on the oldest Python, in one
+    environment). Each project's environment is made once, by the first lane that needs it.
     """
     tool = uv()
     ci_profile = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -346,32 +352,21 @@ def test(quick: bool) -> int:
             suites.append(Suite(name, reports))
             return suites[-1]
 
-        fast, slow, examples = suite("package-fast"), suite("package-slow"), suite("examples")
-        synced: Future[bool] = Future()  # the package's environment, made by the slow lane
-
-        def package_slow() -> None:
-            made = False
-            try:
-                made = sync_project(tool, slow, ROOT, ("bench",))
-            finally:
-                synced.set_result(made)
-            if made:
-                project_tests(tool, slow, ROOT, ci_profile, "slow")
-
-        def package_fast() -> None:
-            if synced.result():
-                project_tests(tool, fast, ROOT, ci_profile, "not slow")
-            else:
-                fast.broken = True
-                fast.notes.append("no environment")
-
-        third: list[tuple[Suite, Step]] = [(fast, package_fast)]
+        package, demos = Environment(tool, ROOT, ("bench",)), Environment(tool, EXAMPLES)
+        fast, slow = suite("package-fast"), suite("package-slow")
+        examples, browser = suite("examples"), suite("examples-browser")
+        third: list[tuple[Suite, Step]] = [
+            (fast, lambda: project_tests(package, fast, ci_profile, "-m", "not slow"))
+        ]
         if not quick:
             oldest = suite(f"python-{OLDEST_PYTHON}-{OLDEST_SDK.replace('==', '-')}")
             third.append((oldest, lambda: oldest_suite(tool, oldest)))
+        browser_tests = [str(path.relative_to(EXAMPLES)) for path in sorted(EXAMPLES.glob(BROWSER))]
+        rest = f"--ignore-glob={BROWSER}"
         lanes = [
-            [(slow, package_slow)],
-            [(examples, lambda: project_suite(tool, examples, EXAMPLES, ci_profile))],
+            [(slow, lambda: project_tests(package, slow, ci_profile, "-m", "slow"))],
+            [(examples, lambda: project_tests(demos, examples, ci_profile, rest))],
+            [(browser, lambda: project_tests(demos, browser, ci_profile, *browser_tests))],
             third,
         ]
         try:
