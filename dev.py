@@ -41,7 +41,11 @@ TOOLS_VENV = ROOT / ".venvs" / "tools"
 BINDIR = "Scripts" if os.name == "nt" else "bin"
 NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
 ALL_EXTRAS = "fastapi,redis,a2ui"  # the package's extras: the tests need every one
-BROWSER = "tests/test_browser_*.py"  # the examples' Chromium tests, a lane of their own
+# How the suites of the newest SDK are cut into parts that run side by side (see `test`).
+SERVER_DIRS = ("tests/runs", "tests/threads")  # the package's tests of servers and stores
+BROWSER = "tests/test_browser_*.py"  # the examples' Chromium tests
+RUNTIME = ("tests/test_examples_copilot_runtime.py", "tests/test_examples_real_client.py")
+PAGES = ("tests/test_examples_page_loads.py", "tests/test_frontends_docs.py")
 
 
 class Stopped(Exception):
@@ -246,6 +250,13 @@ class Environment:
         return self._made
 
 
+def tests_step(
+    env: Environment, suite: Suite, ci_profile: bool, selection: tuple[str, ...]
+) -> Step:
+    """The step that runs :func:`project_tests`."""
+    return lambda: project_tests(env, suite, ci_profile, *selection)
+
+
 def project_tests(env: Environment, suite: Suite, ci_profile: bool, *selection: str) -> None:
     """The project's tests that ``selection`` (pytest arguments) selects, in its environment,
     on the newest SDK."""
@@ -336,11 +347,13 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
 def test(quick: bool) -> int:
     """Run the suites, print one summary line, and return the exit status.
 
-    Four lanes run side by side, so that two cores keep busy (the Node, browser and
-    server-process tests wait a lot): the package's slow tier, the examples' tests but the
-    browser's, the examples' browser tests, and the package's fast tier followed by the fast
-    tier on the oldest supported versions (the oldest SDK on the oldest Python, in one
-    environment). Each project's environment is made once, by the first lane that needs it.
+    Four lanes run side by side, each its parts one after the other, so that two cores keep
+    busy (the Node, browser and server-process tests wait a lot, and one lane waits less when
+    another does): the package's slow tier cut in two (its servers and stores, the rest), the
+    examples cut in four (Chromium, CopilotKit's runtime and the real clients, page loads and
+    the frontends guide, the rest), and the package's fast tier followed by the fast tier on
+    the oldest supported versions (the oldest SDK on the oldest Python, in one environment).
+    Each project's environment is made once, by the first part that needs it.
     """
     tool = uv()
     ci_profile = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -353,22 +366,29 @@ def test(quick: bool) -> int:
             return suites[-1]
 
         package, demos = Environment(tool, ROOT, ("bench",)), Environment(tool, EXAMPLES)
-        fast, slow = suite("package-fast"), suite("package-slow")
-        examples, browser = suite("examples"), suite("examples-browser")
-        third: list[tuple[Suite, Step]] = [
-            (fast, lambda: project_tests(package, fast, ci_profile, "-m", "not slow"))
+        browser = tuple(str(path.relative_to(EXAMPLES)) for path in sorted(EXAMPLES.glob(BROWSER)))
+        others = (f"--ignore-glob={BROWSER}", *(f"--ignore={f}" for f in RUNTIME + PAGES))
+        plan: list[list[tuple[str, Environment, tuple[str, ...]]]] = [
+            [
+                ("package-slow-runs", package, ("-m", "slow", *SERVER_DIRS)),
+                ("examples-pages", demos, PAGES),
+            ],
+            [
+                ("examples", demos, others),
+                ("package-slow", package, ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))),
+            ],
+            [("examples-browser", demos, browser), ("examples-runtime", demos, RUNTIME)],
+            [("package-fast", package, ("-m", "not slow"))],
         ]
+        lanes: list[list[tuple[Suite, Step]]] = []
+        for planned in plan:
+            lanes.append([])
+            for name, env, selection in planned:
+                made = suite(name)
+                lanes[-1].append((made, tests_step(env, made, ci_profile, selection)))
         if not quick:
             oldest = suite(f"python-{OLDEST_PYTHON}-{OLDEST_SDK.replace('==', '-')}")
-            third.append((oldest, lambda: oldest_suite(tool, oldest)))
-        browser_tests = [str(path.relative_to(EXAMPLES)) for path in sorted(EXAMPLES.glob(BROWSER))]
-        rest = f"--ignore-glob={BROWSER}"
-        lanes = [
-            [(slow, lambda: project_tests(package, slow, ci_profile, "-m", "slow"))],
-            [(examples, lambda: project_tests(demos, examples, ci_profile, rest))],
-            [(browser, lambda: project_tests(demos, browser, ci_profile, *browser_tests))],
-            third,
-        ]
+            lanes[-1].append((oldest, lambda: oldest_suite(tool, oldest)))
         try:
             run_lanes(lanes)
         finally:
