@@ -373,11 +373,12 @@ def test(quick: bool) -> int:
                 ("package-slow-runs", package, ("-m", "slow", *SERVER_DIRS)),
                 ("examples-pages", demos, PAGES),
             ],
+            [("examples", demos, others)],
             [
-                ("examples", demos, others),
+                ("examples-browser", demos, browser),
+                ("examples-runtime", demos, RUNTIME),
                 ("package-slow", package, ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))),
             ],
-            [("examples-browser", demos, browser), ("examples-runtime", demos, RUNTIME)],
             [("package-fast", package, ("-m", "not slow"))],
         ]
         lanes: list[list[tuple[Suite, Step]]] = []
