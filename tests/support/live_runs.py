@@ -12,7 +12,7 @@ test.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,31 +23,22 @@ from agents import RunConfig
 from ag_ui_openai_agents import OpenAIAgentsAgent
 from ag_ui_openai_agents.threads import ThreadStore
 from support.invariants import parse_sse
-from support.partial_turns import Stall, Tools, body, opened
-from support.scripted import ScriptedProvider, ScriptedResponsesModel, Turn
+from support.partial_turns import Stall, StallingModel, Tools, body, opened
+from support.scripted import ScriptedProvider, Turn
 from support.threads import by_thread_id
 
 
-class GatedModel(ScriptedResponsesModel):
+class GatedModel(StallingModel):
     """A scripted model that waits at its :class:`Stall` until :attr:`gate` is opened."""
 
     def __init__(self, turns: Sequence[Turn], stall: Stall | None) -> None:
-        super().__init__(turns, model_name="gated")
-        self.stall = stall
+        super().__init__(turns, stall, model_name="gated")
         self.gate = threading.Event()
         self.reached = threading.Event()
 
-    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        seen = 0
-        async for event in super().stream_response(*args, **kwargs):
-            yield event
-            stall = self.stall
-            if stall is None or len(self.calls) - 1 != stall.call or event.type != stall.kind:
-                continue
-            seen += 1
-            if seen == stall.count and not self.reached.is_set():
-                self.reached.set()
-                await opened(self.gate)
+    async def hold(self) -> None:
+        self.reached.set()
+        await opened(self.gate)
 
 
 def gated_wrapper(

@@ -56,8 +56,10 @@ class Stall:
 class StallingModel(ScriptedResponsesModel):
     """A scripted model that stops streaming for good at its :class:`Stall`."""
 
-    def __init__(self, turns: Sequence[Turn], stall: Stall | None) -> None:
-        super().__init__(turns, model_name="stalling")
+    def __init__(
+        self, turns: Sequence[Turn], stall: Stall | None, model_name: str = "stalling"
+    ) -> None:
+        super().__init__(turns, model_name=model_name)
         self.stall = stall
         self.stalled = asyncio.Event()
         """Set once the model has stopped (it stops once at most)."""
@@ -72,7 +74,11 @@ class StallingModel(ScriptedResponsesModel):
             seen += 1
             if seen == stall.count and not self.stalled.is_set():
                 self.stalled.set()
-                await asyncio.Event().wait()  # until the run is cancelled
+                await self.hold()
+
+    async def hold(self) -> None:
+        """What the model does at its stall: wait until the run is cancelled."""
+        await asyncio.Event().wait()
 
 
 @dataclass
