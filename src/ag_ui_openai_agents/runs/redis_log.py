@@ -22,8 +22,8 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
 - Appends are one Lua script call per flush, for every run with events waiting (one command):
   ``XADD MAXLEN ~ max_events`` per event (Redis trims whole nodes of its stream, keeping at
   least ``max_events``), then ``PEXPIRE`` per run. A pipeline of the same commands is one
-  round trip too, but the client packs and parses a command per event (or per run): that
-  cost the server several times the CPU per streamed token. A run whose events Redis
+  round trip too, but the client then packs and parses a command per event (or per run),
+  which costs the server's CPU on every streamed token. A run whose events Redis
   refuses (its key is not a stream) does not stop the others. The script names keys of many
   runs, so the event log needs one Redis server (or a primary with replicas), not a
   Redis Cluster.
@@ -229,12 +229,12 @@ class RedisEventLog:
         self.flush_interval = flush_interval
         self._claim = self.client.register_script(_CLAIM)
         self._append = self.client.register_script(_APPEND)
+        self._end = self.client.register_script(_END_RUN)
         self._queued: dict[str, _Append] = {}
         self._latest: dict[str, asyncio.Future[None]] = {}
         self._flushing: asyncio.Task[None] | None = None
         self.flushes = 0
         """Round trips the appends took so far (one per flush, whatever the runs)."""
-        self._end = self.client.register_script(_END_RUN)
         self._last: dict[str, int] = {}
         self._mirror = MemoryEventLog(max_events=max_events, expire_after=0, claim_expire_after=0)
         self._mirrored: set[str] = set()
@@ -298,7 +298,7 @@ class RedisEventLog:
         return last
 
     async def _flush(self) -> None:
-        """Send what is queued, every run's in one pipeline, until nothing is."""
+        """Send what is queued, every run's in one script call, until nothing is."""
         while self._queued:
             await asyncio.sleep(self.flush_interval)  # what comes meanwhile goes along
             batch, self._queued = list(self._queued.values()), {}
