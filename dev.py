@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,11 +98,24 @@ def install_signal_handlers() -> None:
     signal.signal(signal.SIGTERM, _on_signal)
 
 
-def run(
+def _wait(child: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """The child's exit status, and the CPU seconds it and the descendants it waited for used
+    (0 where the platform does not say)."""
+    if not hasattr(os, "wait4"):
+        return child.wait(), 0.0
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    except ChildProcessError:  # already waited for, by a stop on the way out
+        return child.wait(), 0.0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, usage.ru_utime + usage.ru_stime
+
+
+def call(
     *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, log: Path | None = None
-) -> None:
-    """Run a command in its own process group (its output into ``log`` when given); raise
-    CalledProcessError when it fails."""
+) -> tuple[int, float]:
+    """Run a command in its own process group (its output into ``log`` when given); return its
+    exit status and the CPU seconds it used."""
     print(f"$ {' '.join(args)}  (in {cwd.relative_to(ROOT.parent)})", flush=True)
     with open(log, "ab") if log else contextlib.nullcontext() as out:
         child = subprocess.Popen(
@@ -114,10 +128,17 @@ def run(
         )
         _children.append(child)
         try:
-            code = child.wait()
+            return _wait(child)
         finally:
             _stop(child)
             _children.remove(child)
+
+
+def run(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, log: Path | None = None
+) -> None:
+    """:func:`call`, raising CalledProcessError when the command fails."""
+    code, _ = call(*args, cwd=cwd, env=env, log=log)
     if code != 0:
         raise subprocess.CalledProcessError(code, args)
 
@@ -178,6 +199,8 @@ class Suite:
     skipped: int = 0
     broken: bool = False
     notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
     @property
     def log(self) -> Path:
@@ -187,14 +210,15 @@ class Suite:
     def pytest(self, *command: str, cwd: Path, env: dict[str, str]) -> None:
         """Run one pytest command (its arguments after ``pytest``) and add up its counts."""
         report = self.reports / f"{self.name}-{len(list(self.reports.iterdir()))}.xml"
-        try:
-            run(*command, f"--junitxml={report}", cwd=cwd, env=env, log=self.log)
-        except subprocess.CalledProcessError as failed:
+        started = time.monotonic()
+        code, cpu = call(*command, f"--junitxml={report}", cwd=cwd, env=env, log=self.log)
+        self.seconds += time.monotonic() - started
+        self.cpu_seconds += cpu
+        if code != 0:
             self.broken = True
-            if failed.returncode == NO_TESTS_RAN:
+            if code == NO_TESTS_RAN:
                 self.notes.append("no tests ran")
-        finally:
-            self._count(report)
+        self._count(report)
 
     def _count(self, report: Path) -> None:
         if not report.exists():
@@ -334,7 +358,8 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
                     print(f"--- {suite.name}: output", flush=True)
                     if suite.log.exists():
                         sys.stdout.write(suite.log.read_text(errors="replace"))
-                    print(f"--- {suite.name}: {suite.summary()}", flush=True)
+                    cost = f"{suite.seconds:.0f} s, {suite.cpu_seconds:.0f} CPU-s"
+                    print(f"--- {suite.name}: {suite.summary()} ({cost})", flush=True)
 
     threads = [threading.Thread(target=play, args=(lane,), daemon=True) for lane in lanes]
     for thread in threads:
