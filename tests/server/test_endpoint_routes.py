@@ -7,6 +7,7 @@ import inspect
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
 from ag_ui.core import EventType
 from agents import Agent, RunConfig
@@ -181,3 +182,22 @@ async def test_the_stream_tells_proxies_not_to_buffer_or_cache() -> None:
     assert response.headers["cache-control"] == "no-cache"
     assert response.headers["x-accel-buffering"] == "no"
     assert response.headers["content-type"].startswith("text/event-stream")
+
+
+@pytest.mark.parametrize("pre_1_0", [False, True], ids=["1.0", "pre-1.0"])
+def test_each_run_route_documents_the_run_input_as_its_own_body(pre_1_0: bool) -> None:
+    model = ScriptedResponsesModel([Turn([Text("Documented.")])])
+    app = FastAPI()
+    add_openai_agents_fastapi_endpoint(app, wrapped(model), "/one")
+    add_openai_agents_fastapi_endpoint(app, wrapped(model), "/two")
+    paths = app.openapi()["paths"]
+    one, two = (
+        paths[p]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        for p in ("/one", "/two")
+    )
+    jsonschema.validate(body(pre_1_0=pre_1_0), one)  # a real request is what it describes
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"threadId": "thread-1"}, one)
+    assert one == two
+    one["title"] = "changed"  # each route holds a copy of its own
+    assert two["title"] == "RunAgentInput"

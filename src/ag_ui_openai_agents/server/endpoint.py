@@ -9,6 +9,8 @@ keepalive comments, ends them cleanly when the server shuts down, and logs with 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -63,11 +65,18 @@ def _inlined(node: Any, definitions: dict[str, Any]) -> Any:
     return node
 
 
-def _run_body() -> dict[str, Any]:
-    """The run route's ``requestBody`` for the OpenAPI schema: the route reads its body
-    itself, so FastAPI does not document it. (``RunAgentInput``'s models are not recursive.)"""
+@functools.cache
+def _run_input_schema() -> str:
+    """``RunAgentInput``'s JSON schema, inlined, as JSON text: made once per process (it takes
+    tens of milliseconds, and an app may serve many agents). Its models are not recursive."""
     schema = RunAgentInput.model_json_schema(by_alias=True)
-    schema = _inlined(schema, schema.pop("$defs", {}))
+    return json.dumps(_inlined(schema, schema.pop("$defs", {})))
+
+
+def _run_body() -> dict[str, Any]:
+    """The run route's ``requestBody`` for the OpenAPI schema (a copy of its own per route):
+    the route reads its body itself, so FastAPI does not document it."""
+    schema = json.loads(_run_input_schema())
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
