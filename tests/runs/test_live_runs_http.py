@@ -10,6 +10,7 @@ expects. Every stream collected goes through the invariant checker.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from ag_ui_openai_agents.errors import (
     RUN_STOPPED_CODE,
     THREAD_BUSY_CODE,
 )
+from ag_ui_openai_agents.server.streaming import KEEPALIVE_COMMENT
 from ag_ui_openai_agents.threads import SQLiteThreadStore
 from support.e2e import serve_app
 from support.http import app_with
@@ -39,6 +41,7 @@ from support.live_runs import (
     Sse,
     events_of,
     gated_wrapper,
+    parse_blocks,
     payload,
     read_all,
     read_until,
@@ -119,6 +122,60 @@ async def test_a_run_whose_client_left_completes_and_is_reattached_exactly(
         ("user", "Where is order 7?"),
         ("assistant", ANSWER),
     ]
+
+
+async def keepalives_then(
+    client: httpx.AsyncClient,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    after: str,
+    then: Callable[[], object] | None,
+) -> str:
+    """The raw stream of a run request. Once two keepalive comments came after the first
+    ``after`` event (after the start, when ``after`` is empty), ``then()`` is called, once;
+    with None, the connection is dropped there."""
+    raw, called = "", False
+    async with client.stream("POST", "/agent", json=body, headers=headers) as response:
+        assert response.status_code == 200
+        async for chunk in response.aiter_text():
+            raw += chunk
+            silent = raw.partition(after)[2] if after else raw
+            if called or silent.count(KEEPALIVE_COMMENT) < 2:
+                continue
+            if then is None:
+                break
+            then()
+            called = True
+    return raw
+
+
+async def test_a_silent_run_keeps_its_readers_alive_with_comments_only(
+    tmp_path: Path, version: str | None
+) -> None:
+    served = Served(tmp_path)
+    run_input = first_turn(version)
+    with serve_app(app_with(served.wrapper, keepalive_seconds=0.05)) as base_url:
+        async with httpx.AsyncClient(base_url=base_url, timeout=GUARD_SECONDS) as client:
+            # The model stalls mid-answer: the first reader gets comments, and leaves.
+            first = await keepalives_then(
+                client, payload(run_input), {}, "TEXT_MESSAGE_CONTENT", None
+            )
+            seen = parse_blocks(first)
+            headers = {"Last-Event-ID": str(seen[-1].id)}
+            # A reattached reader waits with comments too, then gets the rest.
+            rest_raw = await keepalives_then(
+                client, payload(run_input), headers, "", served.gated.gate.set
+            )
+
+    for raw in (first, rest_raw):
+        for block in raw.removesuffix("\n\n").split("\n\n"):
+            assert block.startswith(("id: ", "data: ")) or f"{block}\n\n" == KEEPALIVE_COMMENT
+    rest = parse_blocks(rest_raw)
+    assert rest_raw.startswith(KEEPALIVE_COMMENT * 2)  # the reattach waited, kept alive
+    ids = [b.id for b in [*seen, *rest]]
+    assert ids == [f"run-1.{n}" for n in range(1, len(ids) + 1)]
+    check([*seen, *rest], run_input)
+    assert text_of([*seen, *rest]) == ANSWER
 
 
 async def test_the_x_header_reattaches_as_last_event_id_does(

@@ -121,6 +121,39 @@ async def the_end_stops_readers(harness: Harness) -> None:
     assert await log.meta(RUN) == LogMeta(first=1, last=1, ended=True)
 
 
+async def _follow_through_silences(log: EventLog, reader: EventLog, run: str) -> list[Any]:
+    """What ``reader`` reads of ``run`` (idle 0.05 s) when the run is silent until the
+    reader had two keepalive turns, then logs one more event and ends."""
+    await log.claim(run, "f")
+    await log.append(run, ["first"])
+    got: list[tuple[int, str | None]] = []
+    silent_twice = asyncio.Event()
+
+    async def follow() -> None:
+        async for item in reader.read(run, 0, idle=0.05):
+            got.append(item)
+            if got.count((1, None)) == 2:
+                silent_twice.set()
+
+    following = asyncio.create_task(follow())
+    await asyncio.wait_for(silent_twice.wait(), 10)
+    await log.append(run, ["second"])
+    await log.end(run)
+    await asyncio.wait_for(following, 10)
+    return got
+
+
+async def a_silent_tail_gives_the_reader_its_keepalive_turns(harness: Harness) -> None:
+    log = harness.make()
+    for run, reader in ((RUN, log), (OTHER, harness.peer(log))):
+        got = await _follow_through_silences(log, reader, run)
+        # The event, a turn per silence (the same cursor), then the next event: no event
+        # is held back or repeated for a silence.
+        assert got[0] == (1, "first")
+        assert got[-1] == (2, "second")
+        assert set(got[1:-1]) == {(1, None)}
+
+
 async def a_claimed_run_is_waited_for(harness: Harness) -> None:
     log = harness.make()
     assert await log.claim(RUN, "f") is Claim.NEW
@@ -207,6 +240,7 @@ CONTRACT: list[Callable[[Harness], Awaitable[Any]]] = [
     long_runs_are_read_whole,
     the_live_tail_wakes_readers,
     the_end_stops_readers,
+    a_silent_tail_gives_the_reader_its_keepalive_turns,
     a_claimed_run_is_waited_for,
     an_unknown_run_has_no_log,
     a_long_run_is_trimmed_from_its_start,

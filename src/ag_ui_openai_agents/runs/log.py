@@ -105,9 +105,14 @@ class EventLog(Protocol):
         :meth:`end` waits until it did. Called once per event, it must cost little."""
         ...
 
-    def read(self, run: str, after: int = 0) -> AsyncIterator[tuple[int, str]]:
+    def read(
+        self, run: str, after: int = 0, *, idle: float | None = None
+    ) -> AsyncIterator[tuple[int, str | None]]:
         """Every ``(seq, event)`` with ``seq > after``, then the live tail, until the run's
-        end; :class:`LogExpiredError` when some of them are no longer held."""
+        end; :class:`LogExpiredError` when some of them are no longer held. With ``idle``
+        (seconds), ``(cursor, None)`` each time the tail was silent that long: the reader's
+        turn to write a keepalive (the log's own wait, so a response needs no task of its
+        own to time its silences)."""
         ...
 
     async def end(self, run: str) -> None:
@@ -126,15 +131,36 @@ class _Run:
     dropped: int = 0
     ended: bool = False
     gone: bool = False
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    waiters: list[asyncio.Future[bool]] = field(default_factory=list)
+    """The futures of the readers waiting for news (each resolved True by it)."""
 
     @property
     def last(self) -> int:
         return self.dropped + len(self.events)
 
     def notify(self) -> None:
-        self.wake.set()
-        self.wake = asyncio.Event()
+        waiters, self.waiters = self.waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(True)
+
+    async def news(self, idle: float | None) -> bool:
+        """Wait for news; False when ``idle`` seconds passed without any."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self.waiters.append(waiter)
+        if idle is None:
+            return await waiter
+        timer = loop.call_later(idle, _time_up, waiter)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+
+
+def _time_up(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
 
 
 class MemoryEventLog:
@@ -214,15 +240,17 @@ class MemoryEventLog:
         record.notify()
         return record.last
 
-    async def read(self, run: str, after: int = 0) -> AsyncIterator[tuple[int, str]]:
-        """Every ``(seq, event)`` after ``after``, then the live tail, until the end."""
+    async def read(
+        self, run: str, after: int = 0, *, idle: float | None = None
+    ) -> AsyncIterator[tuple[int, str | None]]:
+        """Every ``(seq, event)`` after ``after``, then the live tail, until the end; with
+        ``idle``, ``(cursor, None)`` after each ``idle`` seconds without an event."""
         self._sweep()
         record = self._runs.get(run)
         if record is None:
             raise LogExpiredError(f"no log of run {run!r} is held")
         cursor = max(after, 0)
         while True:
-            wake = record.wake
             if record.gone:
                 raise LogExpiredError(f"the log of run {run!r} was dropped")
             if cursor < record.dropped:
@@ -234,8 +262,8 @@ class MemoryEventLog:
                     yield cursor, text
             elif record.ended:
                 return
-            else:
-                await wake.wait()
+            elif not await record.news(idle):
+                yield cursor, None
 
     async def end(self, run: str) -> None:
         """Mark the run ended: wake its readers, expire its log ``expire_after`` later."""

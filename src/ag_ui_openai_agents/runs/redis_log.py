@@ -370,23 +370,28 @@ class RedisEventLog:
         first = head[0][0] if head and _END not in head[0][1] else last + 1
         return LogMeta(first=first, last=last, ended=ended)
 
-    async def read(self, run: str, after: int = 0) -> AsyncIterator[tuple[int, str]]:
+    async def read(
+        self, run: str, after: int = 0, *, idle: float | None = None
+    ) -> AsyncIterator[tuple[int, str | None]]:
         """Every ``(seq, event)`` after ``after``, then the live tail, until the end: from
-        this replica's memory while it writes the run, else from Redis."""
+        this replica's memory while it writes the run, else from Redis. With ``idle``,
+        ``(cursor, None)`` after each ``idle`` seconds without an event."""
         cursor = max(after, 0)
         local = await self._mirror.meta(run) if run in self._mirrored else None
         if local is not None and cursor >= local.first - 1:
             try:
-                async for seq, text in self._mirror.read(run, cursor):
+                async for seq, text in self._mirror.read(run, cursor, idle=idle):
                     cursor = seq
                     yield seq, text
                 return
             except LogExpiredError:
                 pass  # dropped (an append failed) or trimmed: Redis may hold the rest
-        async for item in self._read_redis(run, cursor):
+        async for item in self._read_redis(run, cursor, idle):
             yield item
 
-    async def _read_redis(self, run: str, cursor: int) -> AsyncIterator[tuple[int, str]]:
+    async def _read_redis(
+        self, run: str, cursor: int, idle: float | None
+    ) -> AsyncIterator[tuple[int, str | None]]:
         key = self._key(run, "log")
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.xrevrange(key, "+", "-", count=1)
@@ -397,6 +402,8 @@ class RedisEventLog:
             raise LogExpiredError(f"no log of run {run!r} is held")
         if _END in tail[0][1] and tail[0][0] <= cursor:
             return  # a cursor past the end: nothing more
+        block = min(self.poll, idle) if idle is not None else self.poll
+        silent = 0.0
         while True:
             for seq, fields in _entries(_stream_entries(reply)):
                 if seq != cursor + 1:
@@ -404,16 +411,15 @@ class RedisEventLog:
                 if _END in fields:
                     return
                 yield seq, _text(fields[_EVENT])
-                cursor = seq
-            reply = await self._wait(key, cursor)
-
-    async def _wait(self, key: str, cursor: int) -> Any:
-        """The next batch after ``cursor``, blocking until there is one."""
-        while True:
-            block = _ms(self.poll)
-            reply = await self.client.xread({key: f"1-{cursor}"}, count=READ_BATCH, block=block)
+                cursor, silent = seq, 0.0
+            reply = await self.client.xread({key: f"1-{cursor}"}, count=READ_BATCH,
+                                            block=_ms(block))  # fmt: skip
             if reply:
-                return reply
+                continue
+            silent += block
+            if idle is not None and silent >= idle:
+                silent = 0.0
+                yield cursor, None
             if not await self.client.exists(key):
                 raise LogExpiredError(f"the log {key!r} expired")
 

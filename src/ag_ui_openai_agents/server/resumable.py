@@ -49,6 +49,7 @@ from ag_ui_openai_agents.runs.replicas import RemoteWatch, board_for
 from ag_ui_openai_agents.safe_errors import ClientError
 from ag_ui_openai_agents.server.shutdown import server_shutdown
 from ag_ui_openai_agents.server.streaming import (
+    KEEPALIVE_COMMENT,
     SSE_CONTENT_TYPE,
     event_json,
     event_texts,
@@ -183,7 +184,7 @@ class Resumable:
         )
 
     def _stream(self, chunks: AsyncGenerator[str, None]) -> Response:
-        return sse_text_response(chunks, keepalive_seconds=self.keepalive_seconds)
+        return sse_text_response(chunks)
 
     def _refused(
         self, request: Request, run_input: RunAgentInput, events: Sequence[BaseEvent]
@@ -208,15 +209,17 @@ class Resumable:
     ) -> AsyncGenerator[str, None]:
         """The logged events of ``run`` after ``after``, each with its id, then its live
         tail; ``head`` first (without ids). With ``head`` (a join), the run's own RUN_STARTED
-        is left out. RUN_ERROR ``EVENT_LOG_EXPIRED`` when the log no longer holds them."""
+        is left out. RUN_ERROR ``EVENT_LOG_EXPIRED`` when the log no longer holds them. A
+        ``: keepalive`` comment after each ``keepalive_seconds`` the log was silent."""
         with watch.watching() if watch is not None else nullcontext():
             for event in head:
                 yield _sse(None, event_json(event))
             try:
-                async for seq, text in self.log.read(run, after):
-                    if head and text.startswith(_RUN_STARTED_PREFIX):
-                        continue
-                    yield _sse(event_id(run_id, seq), text)
+                async for seq, text in self.log.read(run, after, idle=self.keepalive_seconds):
+                    if text is None:
+                        yield KEEPALIVE_COMMENT
+                    elif not (head and text.startswith(_RUN_STARTED_PREFIX)):
+                        yield _sse(event_id(run_id, seq), text)
             except LogExpiredError:
                 expired = run_error(ClientError(EVENT_LOG_EXPIRED_MESSAGE, EVENT_LOG_EXPIRED_CODE))
                 yield _sse(None, event_json(expired))

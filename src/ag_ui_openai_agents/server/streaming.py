@@ -420,20 +420,7 @@ async def _chunks(
             yield chunk
 
 
-def sse_text_response(
-    chunks: AsyncGenerator[str, None], *, keepalive_seconds: float | None
-) -> Response:
-    """A response of SSE text already written (whole ``id:``/``data:`` blocks), with a
-    ``: keepalive`` comment after each ``keepalive_seconds`` of silence (None: never).
-    ``chunks`` is closed when the client goes away."""
-    body = _kept_alive(chunks, keepalive_seconds)
-    return StreamingResponse(body, media_type=SSE_CONTENT_TYPE, headers=STREAM_HEADERS)
-
-
-async def _kept_alive(
-    chunks: AsyncGenerator[str, None], keepalive_seconds: float | None
-) -> AsyncIterator[str]:
-    items = paced(chunks, keepalive_seconds=keepalive_seconds)
-    async with aclosing(items):
-        async for item in items:
-            yield KEEPALIVE_COMMENT if item is Pause.KEEPALIVE else str(item)
+def sse_text_response(chunks: AsyncGenerator[str, None]) -> Response:
+    """A response of SSE text already written (whole ``id:``/``data:`` blocks and keepalive
+    comments). Starlette stops iterating ``chunks`` when the client goes away."""
+    return StreamingResponse(chunks, media_type=SSE_CONTENT_TYPE, headers=STREAM_HEADERS)
