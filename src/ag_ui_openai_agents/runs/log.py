@@ -144,23 +144,47 @@ class _Run:
             if not waiter.done():
                 waiter.set_result(True)
 
-    async def news(self, idle: float | None) -> bool:
-        """Wait for news; False when ``idle`` seconds passed without any."""
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[bool] = loop.create_future()
-        self.waiters.append(waiter)
-        if idle is None:
-            return await waiter
-        timer = loop.call_later(idle, _time_up, waiter)
+
+class _Reader:
+    """One reader's waits for news, with its keepalive clock: a single timer, scheduled for
+    the end of the reader's current silent wait and moved (when it fires after that wait
+    ended) to the end of the wait in progress, so a wait costs one future and no timer."""
+
+    def __init__(self, idle: float | None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._idle = idle
+        self._waiter: asyncio.Future[bool] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._due = 0.0
+
+    async def news(self, record: _Run) -> bool:
+        """Wait for news of ``record``; False when ``idle`` seconds passed without any."""
+        waiter: asyncio.Future[bool] = self._loop.create_future()
+        self._waiter = waiter
+        record.waiters.append(waiter)
+        if self._idle is not None:
+            self._due = self._loop.time() + self._idle
+            if self._timer is None:
+                self._timer = self._loop.call_at(self._due, self._tick, self._due)
         try:
             return await waiter
         finally:
-            timer.cancel()
+            self._waiter = None
 
+    def _tick(self, due: float) -> None:
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return  # not waiting: the next wait starts the clock again
+        if due == self._due:
+            waiter.set_result(False)
+        else:
+            self._timer = self._loop.call_at(self._due, self._tick, self._due)
 
-def _time_up(waiter: asyncio.Future[bool]) -> None:
-    if not waiter.done():
-        waiter.set_result(False)
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 class MemoryEventLog:
@@ -249,21 +273,24 @@ class MemoryEventLog:
         record = self._runs.get(run)
         if record is None:
             raise LogExpiredError(f"no log of run {run!r} is held")
-        cursor = max(after, 0)
-        while True:
-            if record.gone:
-                raise LogExpiredError(f"the log of run {run!r} was dropped")
-            if cursor < record.dropped:
-                raise LogExpiredError(f"events after {cursor} of run {run!r} were trimmed")
-            start = cursor - record.dropped
-            if start < len(record.events):
-                for text in record.events[start : start + READ_BATCH]:
-                    cursor += 1
-                    yield cursor, text
-            elif record.ended:
-                return
-            elif not await record.news(idle):
-                yield cursor, None
+        cursor, reader = max(after, 0), _Reader(idle)
+        try:
+            while True:
+                if record.gone:
+                    raise LogExpiredError(f"the log of run {run!r} was dropped")
+                if cursor < record.dropped:
+                    raise LogExpiredError(f"events after {cursor} of run {run!r} were trimmed")
+                start = cursor - record.dropped
+                if start < len(record.events):
+                    for text in record.events[start : start + READ_BATCH]:
+                        cursor += 1
+                        yield cursor, text
+                elif record.ended:
+                    return
+                elif not await reader.news(record):
+                    yield cursor, None
+        finally:
+            reader.close()
 
     async def end(self, run: str) -> None:
         """Mark the run ended: wake its readers, expire its log ``expire_after`` later."""
