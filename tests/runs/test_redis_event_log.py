@@ -4,6 +4,7 @@ two replicas), its layout, and the logs a ``RedisThreadStore`` gives."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -100,6 +101,34 @@ async def test_an_append_is_one_round_trip(redis_server: str) -> None:
         assert (await log.meta(RUN)) == LogMeta(first=1, last=51, ended=False)
     finally:
         await raw.aclose()
+        await log.aclose()
+
+
+async def test_every_event_text_comes_back_from_redis_as_it_was_logged(redis_server: str) -> None:
+    # A flush sends every event of every run in one argument, a line each: the texts a
+    # JSON encoder writes (escapes, quotes, backslashes, any Unicode) come back unchanged,
+    # and a raw line break (JSON whitespace) comes back a space, the same on each replica.
+    log = RedisEventLog(redis_server)
+    peer = RedisEventLog(redis_server)
+    odd = [
+        json.dumps({"type": "TEXT_MESSAGE_CONTENT", "delta": 'two\nlines \\ "quoted" \u2028'}),
+        json.dumps({"delta": "日本語 🎉 \x00 \t"}, ensure_ascii=False),
+        "{}",
+        '{"a":\n1}',
+    ]
+    logged = [*odd[:3], '{"a": 1}']
+    try:
+        for run in (RUN, OTHER):
+            await log.claim(run, "f")
+        await log.append(RUN, odd[:2])
+        await log.append(OTHER, odd[2:])
+        await log.append(RUN, odd[2:])
+        for run in (RUN, OTHER):
+            await log.end(run)
+        assert [text for _, text in await collect(peer, RUN)] == [*logged[:2], *logged[2:]]
+        assert [text for _, text in await collect(peer, OTHER)] == logged[2:]
+    finally:
+        await peer.aclose()
         await log.aclose()
 
 

@@ -21,15 +21,18 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
   the first event waits for it instead of finding no log.
 - Appends are one Lua script call per flush, for every run with events waiting (one command):
   ``XADD MAXLEN ~ max_events`` per event (Redis trims whole nodes of its stream, keeping at
-  least ``max_events``), then ``PEXPIRE`` per run. A pipeline of the same commands is one
-  round trip too, but the client then packs and parses a command per event (or per run),
-  which costs the server's CPU on every streamed token. A run whose events Redis
+  least ``max_events``), then ``PEXPIRE`` per run. The call's arguments are the runs' keys
+  and four more, whatever the number of events: the runs' first seqs and counts in one, and
+  every event in one, a line each (an event is one line of JSON text; a line break, which
+  JSON has only as whitespace, is sent as a space). The client's cost per flush is then
+  about one packed argument per run, where a pipeline of the same commands, one round trip
+  too, packs and parses a command per event. A run whose events Redis
   refuses (its key is not a stream) does not stop the others. The script names keys of many
   runs, so the event log needs one Redis server (or a primary with replicas), not a
   Redis Cluster.
 - Appends are written behind: an append is numbered and handed to this replica's readers at
   once, and joins its run's events waiting for the next flush. One flushing task waits
-  ``flush_interval`` (5 ms) once an event is waiting, then sends every
+  ``flush_interval`` (20 ms) once an event is waiting, then sends every
   run's waiting events in that one script call (one connection of the pool); what
   comes in meanwhile waits for the next. 200 paced runs cost one round trip per flush, not
   200, the pool is not drained by writers, and no reader here waits for Redis
@@ -84,10 +87,12 @@ FIRST_BATCH = 32
 """Events a reader's first ``XREAD`` asks for: a small first batch comes back soonest."""
 DEFAULT_POLL = 5.0
 """Seconds a tailing reader blocks before it checks the log still exists."""
-DEFAULT_FLUSH_INTERVAL = 0.005
+DEFAULT_FLUSH_INTERVAL = 0.02
 """Seconds a flush waits for more events once one is waiting: the events of many paced runs
-go in one round trip (readers on this replica do not wait for it; readers on others wait
-that much longer)."""
+go in one round trip. Readers on this replica do not wait for it; readers on other replicas
+and the end of a run's response wait up to that much longer. 20 ms rather than 5 ms: at 200
+paced streams on one worker the server's CPU per token added by the log was about half
+(``benchmarks/live_load.py``, figures in ``benchmarks/results.md``)."""
 
 _CLAIM = """
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -102,20 +107,24 @@ end
 return 2
 """
 _APPEND = """
-local at, failed = 3, {}
-for k = 1, #KEYS do
-  local seq, count = tonumber(ARGV[at]), tonumber(ARGV[at + 1])
-  at = at + 2
+local heads, blob, at, k, failed = ARGV[3], ARGV[4], 1, 0, {}
+for seq, count in string.gmatch(heads, '(%d+):(%d+)') do
+  k = k + 1
+  seq, count = tonumber(seq), tonumber(count)
+  local refused = false
   for i = 0, count - 1 do
-    local added = redis.pcall('xadd', KEYS[k], 'MAXLEN', '~', ARGV[1], '1-' .. (seq + i),
-                              'e', ARGV[at + i])
-    if type(added) == 'table' and added.err then
-      failed[#failed + 1] = k
-      failed[#failed + 1] = added.err
-      break
+    local stop = string.find(blob, '\\n', at, true) or (#blob + 1)
+    if not refused then
+      local added = redis.pcall('xadd', KEYS[k], 'MAXLEN', '~', ARGV[1], '1-' .. (seq + i),
+                                'e', string.sub(blob, at, stop - 1))
+      if type(added) == 'table' and added.err then
+        failed[#failed + 1] = k
+        failed[#failed + 1] = added.err
+        refused = true
+      end
     end
+    at = stop + 1
   end
-  at = at + count
   redis.pcall('pexpire', KEYS[k], ARGV[2])
 end
 return failed
@@ -167,6 +176,12 @@ def _import_redis() -> Any:
 
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (a flush sends a line per event). A JSON text has a raw line
+    break only as whitespace between tokens, so a space stands for it."""
+    return text.replace("\n", " ") if "\n" in text else text
 
 
 def _ms(seconds: float) -> int:
@@ -282,6 +297,7 @@ class RedisEventLog:
         last = await self._next_seq(run)
         if not events:
             return last
+        events = [_one_line(text) for text in events]
         waiting = self._queued.get(run)
         if waiting is None:
             loop = asyncio.get_running_loop()
@@ -325,11 +341,12 @@ class RedisEventLog:
 
     async def _send(self, batch: list[_Append]) -> list[Any]:
         """Each append's outcome (None, or why Redis refused it): every run's events in one
-        script call (one command, one round trip)."""
+        script call (one command, one round trip) of four arguments besides the runs' keys:
+        each run's first seq and count in one, every event in one (a line each)."""
         keys = [self._key(waiting.run, "log") for waiting in batch]
-        args: list[Any] = [self.max_events, _ms(self.live_expire_after)]
-        for waiting in batch:
-            args += [waiting.first, len(waiting.events), *waiting.events]
+        heads = ",".join(f"{waiting.first}:{len(waiting.events)}" for waiting in batch)
+        blob = "\n".join(text for waiting in batch for text in waiting.events)
+        args = [self.max_events, _ms(self.live_expire_after), heads, blob]
         failed = await self._append(keys=keys, args=args)  # loads the script if Redis lost it
         replies: list[Any] = [None] * len(batch)
         for k, why in zip(failed[::2], failed[1::2], strict=True):
