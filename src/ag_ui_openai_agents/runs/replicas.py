@@ -5,8 +5,9 @@ A replica's :class:`~.live.LiveRuns` knows only the runs it runs. :class:`RedisR
 what the other replicas need to know of them, on the store's Redis client and prefix::
 
     <prefix>live:{<key>}   a hash per thread (store key): field <runId> holds the JSON
-                           ``{"input": <the request>, "turn": <the turn's trusted request,
-                           null until known>}`` of a run live on some replica, removed when
+                           ``{"input": <the request>, "turn": <the turn's trusted request>}``
+                           of a run live on some replica, written once the turn is known
+                           (a few milliseconds after the run starts), removed when
                            the run ends; field ``w:<runId>`` counts the responses of other
                            replicas reading it. Expires ``max_run_seconds`` plus a minute
                            after its last write, so a replica that died leaves nothing for long.
@@ -20,7 +21,8 @@ what the other replicas need to know of them, on the store's Redis client and pr
 - A new turn while a run of the thread is live on another replica publishes ``supersede``:
   the owner stops the thread's runs unless a response reads them, on its own replica or on
   another (the ``w:`` counts), after waiting a moment for readers that are leaving. The new
-  turn then waits for the thread's lock as any turn does.
+  turn then waits for the thread's lock as any turn does. (In the moment before a run's turn
+  is known, other replicas do not see it: a new turn there just waits for the lock.)
 """
 
 from __future__ import annotations
@@ -45,10 +47,6 @@ EXPIRE_MARGIN = 60.0
 """Seconds the live-run hash outlives the runs' maximum lifetime."""
 RESUBSCRIBE_SECONDS = 1.0
 """Seconds between attempts to subscribe again after the channel's connection failed."""
-TURN_POLL = 0.05
-"""Seconds between looks for a joined run's turn, while its owner is still preparing it."""
-TURN_WAIT = 10.0
-"""Seconds a join waits for a run's turn to be known before it gives up on the run."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,9 @@ class RemoteRun:
     """A run live on some replica, as the live-run hash tells it."""
 
     run_input: RunAgentInput
-    turn_input: RunAgentInput | None
+    """The request as its client sent it."""
+    turn_input: RunAgentInput
+    """The trusted request of the run's turn (what a joined stream starts from)."""
 
     @property
     def run_id(self) -> str:
@@ -115,21 +115,19 @@ class RedisRunBoard:
     # --- the owner's side ------------------------------------------------------------------
 
     async def started(self, run: LiveRun) -> None:
-        """Publish ``run`` (just started here) until it ends; listen for stops from now on."""
+        """Publish ``run`` (just started here) once its turn is known, until it ends; listen
+        for stops from now on."""
         await self._listen()
-        await self._write(run.key, run.run_id, run.run_input, None)
         task = asyncio.get_running_loop().create_task(self._follow(run))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _write(
-        self, key: str, run_id: str, run_input: RunAgentInput, turn: RunAgentInput | None
+        self, key: str, run_id: str, run_input: RunAgentInput, turn: RunAgentInput
     ) -> None:
         entry = {
             "input": run_input.model_dump(mode="json", by_alias=True, exclude_none=True),
-            "turn": None
-            if turn is None
-            else turn.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "turn": turn.model_dump(mode="json", by_alias=True, exclude_none=True),
         }
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.hset(self._key(key), run_id, json.dumps(entry, separators=(",", ":")))
@@ -137,17 +135,21 @@ class RedisRunBoard:
             await pipe.execute()
 
     async def _follow(self, run: LiveRun) -> None:
-        """The run's turn once known, then its removal once it ended."""
+        """The run with its turn, once known (a run refused or answered from the store has
+        none, and is never published), then its removal once it ended."""
+        published = False
         try:
             await run.input_known.wait()
             if run.turn_input is not None and not run.done.is_set():
+                published = True
                 await self._write(run.key, run.run_id, run.run_input, run.turn_input)
             await run.done.wait()
         except Exception:
             logger.warning("Could not publish the live run %r", run.run_id, exc_info=True)
         finally:
-            with suppress(Exception):
-                await asyncio.shield(self._remove(run.key, run.run_id))
+            if published:
+                with suppress(Exception):
+                    await asyncio.shield(self._remove(run.key, run.run_id))
 
     async def _remove(self, key: str, run_id: str) -> None:
         await self.client.hdel(self._key(key), run_id, f"w:{run_id}")
@@ -226,26 +228,13 @@ class RedisRunBoard:
             if _decoded(field).startswith("w:"):
                 continue
             entry = json.loads(_decoded(value))
-            turn = entry.get("turn")
             runs.append(
                 RemoteRun(
                     RunAgentInput.model_validate(entry["input"]),
-                    None if turn is None else RunAgentInput.model_validate(turn),
+                    RunAgentInput.model_validate(entry["turn"]),
                 )
             )
         return runs
-
-    async def turn_of(self, key: str, run_id: str) -> RemoteRun | None:
-        """The run once its turn is known; None when it ended (or never became known)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + TURN_WAIT
-        while loop.time() < deadline:
-            runs = {run.run_id: run for run in await self.on_thread(key)}
-            run = runs.get(run_id)
-            if run is None or run.turn_input is not None:
-                return run
-            await asyncio.sleep(TURN_POLL)
-        return None
 
     def watch(self, key: str, run_id: str) -> RemoteWatch:
         """What a response of this replica reading another replica's run counts itself with."""

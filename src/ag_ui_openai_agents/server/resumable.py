@@ -301,13 +301,10 @@ class Resumable:
         for listed in reversed(await self.board.on_thread(key)):
             if listed.run_id == run_input.run_id:
                 continue
-            remote = await self.board.turn_of(key, listed.run_id)
-            if remote is None or remote.turn_input is None:
-                continue
-            head = _join_head(remote.run_input, remote.turn_input)
-            watch = self.board.watch(key, remote.run_id)
+            head = _join_head(listed.run_input, listed.turn_input)
+            watch = self.board.watch(key, listed.run_id)
             chunks = self._read(
-                log_key(key, remote.run_id), remote.run_id, 0, watch=watch, head=head
+                log_key(key, listed.run_id), listed.run_id, 0, watch=watch, head=head
             )
             return self._stream(chunks)
         return None
