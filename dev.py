@@ -372,12 +372,13 @@ def run_lanes(lanes: list[list[tuple[Suite, Step]]]) -> None:
 def test(quick: bool) -> int:
     """Run the suites, print one summary line, and return the exit status.
 
-    Four lanes run side by side, each its parts one after the other, so that two cores keep
+    Five lanes run side by side, each its parts one after the other, so that two cores keep
     busy (the Node, browser and server-process tests wait a lot, and one lane waits less when
-    another does): the package's slow tier cut in two (its servers and stores, the rest), the
-    examples cut in four (Chromium, CopilotKit's runtime and the real clients, page loads and
-    the frontends guide, the rest), and the package's fast tier followed by the fast tier on
-    the oldest supported versions (the oldest SDK on the oldest Python, in one environment).
+    another does), balanced by the time each part took: the package's fast tier, then
+    CopilotKit's runtime and the real clients; the examples, then their page loads and the
+    frontends guide; the Chromium tests, then the fast tier on the oldest supported versions
+    (the oldest SDK on the oldest Python, in one environment); the package's slow tests of
+    threads and stores, then the rest of its slow tier; its slow tests of detached runs.
     Each project's environment is made once, by the first part that needs it.
     """
     tool = uv()
@@ -393,18 +394,19 @@ def test(quick: bool) -> int:
         package, demos = Environment(tool, ROOT, ("bench",)), Environment(tool, EXAMPLES)
         browser = tuple(str(path.relative_to(EXAMPLES)) for path in sorted(EXAMPLES.glob(BROWSER)))
         others = (f"--ignore-glob={BROWSER}", *(f"--ignore={f}" for f in RUNTIME + PAGES))
+        rest = ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))
         plan: list[list[tuple[str, Environment, tuple[str, ...]]]] = [
             [
-                ("package-slow-runs", package, ("-m", "slow", *SERVER_DIRS)),
-                ("examples-pages", demos, PAGES),
-            ],
-            [("examples", demos, others)],
-            [
-                ("examples-browser", demos, browser),
+                ("package-fast", package, ("-m", "not slow")),
                 ("examples-runtime", demos, RUNTIME),
-                ("package-slow", package, ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))),
             ],
-            [("package-fast", package, ("-m", "not slow"))],
+            [("examples", demos, others), ("examples-pages", demos, PAGES)],
+            [("examples-browser", demos, browser)],
+            [
+                ("package-slow-threads", package, ("-m", "slow", "tests/threads")),
+                ("package-slow", package, rest),
+            ],
+            [("package-slow-runs", package, ("-m", "slow", "tests/runs"))],
         ]
         lanes: list[list[tuple[Suite, Step]]] = []
         for planned in plan:
@@ -412,9 +414,9 @@ def test(quick: bool) -> int:
             for name, env, selection in planned:
                 made = suite(name)
                 lanes[-1].append((made, tests_step(env, made, ci_profile, selection)))
-        if not quick:
+        if not quick:  # after the browser tests, and after the package's servers and stores
             oldest = suite(f"python-{OLDEST_PYTHON}-{OLDEST_SDK.replace('==', '-')}")
-            lanes[-1].append((oldest, lambda: oldest_suite(tool, oldest)))
+            lanes[2].append((oldest, lambda: oldest_suite(tool, oldest)))
         try:
             run_lanes(lanes)
         finally:
