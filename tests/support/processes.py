@@ -7,6 +7,7 @@ environment. :func:`server_processes` starts them in parallel and always stops t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -46,6 +47,31 @@ def free_port() -> int:
     return port
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds the socket listening on ``port`` (True where ``/proc``
+    cannot tell). A port found free can be taken meanwhile by a server of a test running
+    beside this one: the answers of that server must not be taken for those of ours."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return True
+    inodes = set()
+    for table in filter(Path.exists, tables):
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            listening = fields[3] == "0A"
+            if listening and int(fields[1].rpartition(":")[2], 16) == port:
+                inodes.add(f"socket:[{fields[9]}]")
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed meanwhile (the listing's own, for one)
+            if os.readlink(fd) in inodes:
+                return True
+    return False
+
+
 def server_env(
     name_variable: str, name: str, extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -83,7 +109,8 @@ def wait_ready(server: Server, health_path: str, seconds: float) -> bool:
         if server.process.poll() is not None:
             return False
         try:
-            if httpx.get(f"{server.url}{health_path}", timeout=2.0).status_code == 200:
+            answered = httpx.get(f"{server.url}{health_path}", timeout=2.0).status_code == 200
+            if answered and listens(server.process.pid, int(server.url.rpartition(":")[2])):
                 return True
         except httpx.TransportError:
             pass

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from support.processes import free_port, stop
+from support.processes import free_port, listens, stop
 
 START_SECONDS = 30.0
 
@@ -47,7 +47,7 @@ def redis_server_process(directory: Path) -> Iterator[str]:
         process = subprocess.Popen(command, cwd=directory)
         url = f"redis://127.0.0.1:{port}/0"
         try:
-            if _ready(url, process):
+            if _ready(url, process, port):
                 yield url
                 return
         finally:
@@ -55,14 +55,17 @@ def redis_server_process(directory: Path) -> Iterator[str]:
     raise RuntimeError(f"redis-server did not start: {log.read_text(errors='replace')}")
 
 
-def _ready(url: str, process: subprocess.Popen[bytes]) -> bool:
+def _ready(url: str, process: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether this ``process`` answers on ``port`` (not a server of another test that took
+    the port first: this one then exits, and the caller tries another port)."""
     deadline = time.monotonic() + START_SECONDS
     client = redis.Redis.from_url(url)
     try:
         while time.monotonic() < deadline and process.poll() is None:
             try:
-                if client.ping():
+                if client.ping() and listens(process.pid, port):
                     return True
+                time.sleep(0.05)
             except redis.ConnectionError:
                 time.sleep(0.05)
         return False
