@@ -160,17 +160,22 @@ def measure_concurrency(
     server_kind: str = "h11",
     clients: int = LOAD_PROCESSES,
     serve_args: tuple[str, ...] = (),
+    full_warm_up: bool = False,
 ) -> ConcurrencyReport:
-    """Serve (`serve_args`: more flags of `serve.py`), warm up with a few streams, then run
-    the load (from `clients` processes) and read the server meanwhile. With `serve_args`, each
-    stream is a run of its own thread."""
+    """Serve (`serve_args`: more flags of `serve.py`), warm up with a few streams (with
+    `full_warm_up`, the whole load once: a running server's connection pools and caches are
+    then as large as the load makes them), then run the load (from `clients` processes) and
+    read the server meanwhile. With `serve_args`, each stream is a run of its own thread."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/agent"
     server = _start_server(port, tokens, 1.0 / rate, server_kind, serve_args)
     unique = bool(serve_args)
     try:
         _wait_healthy(url, server)
-        _run_load(url, min(streams, 5), 0.0, timeout, unique=unique)
+        if full_warm_up:
+            _run_load(url, streams, ramp, timeout, clients, unique)
+        else:
+            _run_load(url, min(streams, 5), 0.0, timeout, unique=unique)
         cpu_before, idle = _proc(server.pid)
         running, peaks = threading.Event(), [idle]
         running.set()

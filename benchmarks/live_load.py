@@ -12,6 +12,10 @@ its own thread, with a thread store:
   on loopback (its rows are left out when the binary is missing). The logged runs append to
   Redis Streams in batches (one script call, one round trip, per flush).
 
+Each configuration is warmed up with the whole load once before it is measured, so the
+server's connection pools (the Redis client's grows to the load's concurrency, each new
+connection costing milliseconds) and caches are those of a server that has been running.
+
 Reported per configuration: the delay from the model's token to its receipt (p50, p99), the
 server's CPU per received token, and errors; then, per store, the logged runs' p99 as a
 multiple of the attached runs' (the target: within 2x) and their added CPU per token.
@@ -57,7 +61,13 @@ def measure_live_load(
             for mode, extra in (("attached", ("--attached",)), ("logged", ())):
                 serve_args = ("--threads", threads, *extra)
                 report.loads[f"{name}, {mode}"] = measure_concurrency(
-                    streams, tokens, rate, ramp=ramp, clients=clients, serve_args=serve_args
+                    streams,
+                    tokens,
+                    rate,
+                    ramp=ramp,
+                    clients=clients,
+                    serve_args=serve_args,
+                    full_warm_up=True,
                 )
     return report
 

@@ -281,20 +281,20 @@ class RedisEventLog:
         return seq, _END in fields
 
     async def _next_seq(self, run: str) -> int:
-        last = self._last.get(run)
-        if last is None:
-            tail = await self._tail(run)
-            if tail is not None and tail[1]:
-                raise RuntimeError(f"the run {run!r} has ended: its log takes no more events")
-            last = 0 if tail is None else tail[0]
-        return last
+        """The run's last seq, asked of Redis (this replica has not numbered it yet)."""
+        tail = await self._tail(run)
+        if tail is not None and tail[1]:
+            raise RuntimeError(f"the run {run!r} has ended: its log takes no more events")
+        return 0 if tail is None else tail[0]
 
     async def append(self, run: str, events: Sequence[str]) -> int:
         """Log ``events`` as the run's next; return the last seq. This replica's readers see
         them at once; Redis gets them with the next flush (write-behind: :meth:`end` waits
         for them, and a flush that fails is logged, its events missing for other replicas'
         readers, who are told so)."""
-        last = await self._next_seq(run)
+        last = self._last.get(run)
+        if last is None:
+            last = await self._next_seq(run)
         if not events:
             return last
         events = [_one_line(text) for text in events]
