@@ -374,11 +374,11 @@ def test(quick: bool) -> int:
 
     Five lanes run side by side, each its parts one after the other, so that two cores keep
     busy (the Node, browser and server-process tests wait a lot, and one lane waits less when
-    another does), balanced by the time each part took: the package's fast tier, then
-    CopilotKit's runtime and the real clients; the examples, then their page loads and the
-    frontends guide; the Chromium tests, then the fast tier on the oldest supported versions
-    (the oldest SDK on the oldest Python, in one environment); the package's slow tests of
-    threads and stores, then the rest of its slow tier; its slow tests of detached runs.
+    another does), balanced by the time each part took: the package's slow tests of detached
+    runs, then CopilotKit's runtime and the real clients; its slow tests of threads and stores,
+    then the examples' page loads and the frontends guide; the examples, then the fast tier on
+    the oldest supported versions (the oldest SDK on the oldest Python, in one environment);
+    the Chromium tests, then the rest of the package's slow tier; the package's fast tier.
     Each project's environment is made once, by the first part that needs it.
     """
     tool = uv()
@@ -397,16 +397,16 @@ def test(quick: bool) -> int:
         rest = ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))
         plan: list[list[tuple[str, Environment, tuple[str, ...]]]] = [
             [
-                ("package-fast", package, ("-m", "not slow")),
+                ("package-slow-runs", package, ("-m", "slow", "tests/runs")),
                 ("examples-runtime", demos, RUNTIME),
             ],
-            [("examples", demos, others), ("examples-pages", demos, PAGES)],
-            [("examples-browser", demos, browser)],
             [
                 ("package-slow-threads", package, ("-m", "slow", "tests/threads")),
-                ("package-slow", package, rest),
+                ("examples-pages", demos, PAGES),
             ],
-            [("package-slow-runs", package, ("-m", "slow", "tests/runs"))],
+            [("examples", demos, others)],
+            [("examples-browser", demos, browser), ("package-slow", package, rest)],
+            [("package-fast", package, ("-m", "not slow"))],
         ]
         lanes: list[list[tuple[Suite, Step]]] = []
         for planned in plan:
@@ -414,7 +414,7 @@ def test(quick: bool) -> int:
             for name, env, selection in planned:
                 made = suite(name)
                 lanes[-1].append((made, tests_step(env, made, ci_profile, selection)))
-        if not quick:  # after the browser tests, and after the package's servers and stores
+        if not quick:  # after the examples
             oldest = suite(f"python-{OLDEST_PYTHON}-{OLDEST_SDK.replace('==', '-')}")
             lanes[2].append((oldest, lambda: oldest_suite(tool, oldest)))
         try:
