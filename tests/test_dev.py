@@ -144,7 +144,8 @@ def test_a_suite_that_ran_no_tests_fails_and_says_so(tmp_path: Path) -> None:
     assert empty.summary() == "sdk-0.23.1 0 passed, 0 failed, 0 skipped (no tests ran)"
     # What the run cost is counted: the child's own CPU, not this process's.
     assert empty.seconds > 0
-    assert 0 < empty.cpu_seconds < empty.seconds * (os.cpu_count() or 1)
+    if hasattr(os, "wait4"):  # where the platform tells a child's CPU time
+        assert 0 < empty.cpu_seconds < empty.seconds * (os.cpu_count() or 1)
 
 
 def test_summary_counts_each_suite_from_its_report(tmp_path: Path) -> None:

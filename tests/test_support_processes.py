@@ -8,9 +8,12 @@ import socket
 import subprocess
 import sys
 
+import pytest
+
 from support.processes import listens
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="reads Linux's /proc")
 def test_only_the_process_holding_the_listening_socket_listens() -> None:
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))

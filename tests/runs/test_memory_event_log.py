@@ -122,3 +122,17 @@ async def test_a_dropped_log_is_gone_for_its_readers() -> None:
         await follower
     assert await log.meta(RUN) is None
     assert await log.claim(RUN, "f") is Claim.SAME  # its claim stays
+
+
+async def test_a_reader_s_keepalive_turns_leave_nothing_behind() -> None:
+    # A silent run's reader times out again and again: each wait that timed out takes its
+    # own future off the run, so a long silence holds no more than one wait's.
+    log = MemoryEventLog()
+    await log.claim(RUN, "f")
+    await log.append(RUN, ["first"])
+    turns = 0
+    async for _, text in log.read(RUN, 0, idle=0.001):
+        turns += text is None
+        if turns == 200:
+            break
+    assert len(log._runs[RUN].waiters) <= 1

@@ -147,11 +147,16 @@ async def a_silent_tail_gives_the_reader_its_keepalive_turns(harness: Harness) -
     log = harness.make()
     for run, reader in ((RUN, log), (OTHER, harness.peer(log))):
         got = await _follow_through_silences(log, reader, run)
-        # The event, a turn per silence (the same cursor), then the next event: no event
-        # is held back or repeated for a silence.
-        assert got[0] == (1, "first")
-        assert got[-1] == (2, "second")
-        assert set(got[1:-1]) == {(1, None)}
+        # Each event once, in order; each keepalive turn on the cursor of the event before it
+        # (a reader on another replica may wait for the first event's flush with one), and
+        # the turns the test waited for between the two events.
+        assert [item for item in got if item[1] is not None] == [(1, "first"), (2, "second")]
+        cursors = [0]
+        for seq, text in got:
+            if text is None:
+                assert seq == cursors[-1]
+            cursors.append(seq)
+        assert got.count((1, None)) >= 2
 
 
 async def a_claimed_run_is_waited_for(harness: Harness) -> None:

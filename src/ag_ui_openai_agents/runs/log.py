@@ -36,6 +36,7 @@ generators, ``async def`` with ``yield``): ``async for seq, text in log.read(run
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import time
 from collections import deque
@@ -132,7 +133,8 @@ class _Run:
     ended: bool = False
     gone: bool = False
     waiters: list[asyncio.Future[bool]] = field(default_factory=list)
-    """The futures of the readers waiting for news (each resolved True by it)."""
+    """The futures of the readers waiting for news: a notify resolves them True and clears the
+    list; a reader whose wait timed out or was cancelled takes its own off."""
 
     @property
     def last(self) -> int:
@@ -170,6 +172,9 @@ class _Reader:
             return await waiter
         finally:
             self._waiter = None
+            if waiter.cancelled() or not waiter.result():  # not taken off by a notify
+                with contextlib.suppress(ValueError):
+                    record.waiters.remove(waiter)
 
     def _tick(self, due: float) -> None:
         self._timer = None

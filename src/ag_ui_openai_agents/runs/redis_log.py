@@ -39,8 +39,9 @@ and started afresh is told (:class:`.log.LogExpiredError`), never skipped over.
   (``benchmarks/live_load.py``). The end of a run waits for its events' flush. A flush that
   fails is logged; readers on other replicas then find a gap and are told (never skipped).
 - Readers ``XREAD`` what is logged in batches, then ``XREAD BLOCK`` the tail (each waiting
-  reader holds one connection of the client's pool while it blocks); every ``poll`` seconds
-  without news a reader checks the stream still exists.
+  reader holds one connection of the client's pool while it blocks) for ``poll`` seconds at
+  most, or until its next keepalive turn is due; after each block without news it checks the
+  stream still exists.
 - The end is a Lua script: the end marker after the stream's last entry (unless there is one
   already), which wakes every reader; the stream then expires ``expire_after`` later.
 
@@ -86,7 +87,7 @@ DEFAULT_LIVE_EXPIRE_AFTER = 3600.0
 FIRST_BATCH = 32
 """Events a reader's first ``XREAD`` asks for: a small first batch comes back soonest."""
 DEFAULT_POLL = 5.0
-"""Seconds a tailing reader blocks before it checks the log still exists."""
+"""Seconds a tailing reader blocks at most before it checks the log still exists."""
 DEFAULT_FLUSH_INTERVAL = 0.02
 """Seconds a flush waits for more events once one is waiting: the events of many paced runs
 go in one round trip. Readers on this replica do not wait for it; readers on other replicas
@@ -419,8 +420,8 @@ class RedisEventLog:
             raise LogExpiredError(f"no log of run {run!r} is held")
         if _END in tail[0][1] and tail[0][0] <= cursor:
             return  # a cursor past the end: nothing more
-        block = min(self.poll, idle) if idle is not None else self.poll
-        silent = 0.0
+        poll, every = _ms(self.poll), None if idle is None else _ms(idle)
+        silent = 0  # ms since the last event or keepalive turn
         while True:
             for seq, fields in _entries(_stream_entries(reply)):
                 if seq != cursor + 1:
@@ -428,14 +429,14 @@ class RedisEventLog:
                 if _END in fields:
                     return
                 yield seq, _text(fields[_EVENT])
-                cursor, silent = seq, 0.0
-            reply = await self.client.xread({key: f"1-{cursor}"}, count=READ_BATCH,
-                                            block=_ms(block))  # fmt: skip
+                cursor, silent = seq, 0
+            block = poll if every is None else min(poll, every - silent)  # until a turn is due
+            reply = await self.client.xread({key: f"1-{cursor}"}, count=READ_BATCH, block=block)
             if reply:
                 continue
             silent += block
-            if idle is not None and silent >= idle:
-                silent = 0.0
+            if every is not None and silent >= every:
+                silent = 0
                 yield cursor, None
             if not await self.client.exists(key):
                 raise LogExpiredError(f"the log {key!r} expired")

@@ -7,7 +7,8 @@ what the other replicas need to know of them, on the store's Redis client and pr
     <prefix>live:{<key>}   a hash per thread (store key): field <runId> holds the JSON
                            ``{"input": <the request>, "turn": <the turn's trusted request>}``
                            of a run live on some replica, written once the turn is known
-                           (a few milliseconds after the run starts), removed when
+                           (once the run holds the thread's lock: milliseconds after it
+                           starts, or after the run it waited for), removed when
                            the run ends; field ``w:<runId>`` counts the responses of other
                            replicas reading it. Expires ``max_run_seconds`` plus a minute
                            after its last write, so a replica that died leaves nothing for long.
@@ -21,8 +22,9 @@ what the other replicas need to know of them, on the store's Redis client and pr
 - A new turn while a run of the thread is live on another replica publishes ``supersede``:
   the owner stops the thread's runs unless a response reads them, on its own replica or on
   another (the ``w:`` counts), after waiting a moment for readers that are leaving. The new
-  turn then waits for the thread's lock as any turn does. (In the moment before a run's turn
-  is known, other replicas do not see it: a new turn there just waits for the lock.)
+  turn then waits for the thread's lock as any turn does. (Until a run's turn is known, other
+  replicas do not see it: a new turn there waits for the lock, and a reload there joins the
+  run that holds the lock, or gets the thread as stored.)
 """
 
 from __future__ import annotations
@@ -228,6 +230,8 @@ class RedisRunBoard:
             if _decoded(field).startswith("w:"):
                 continue
             entry = json.loads(_decoded(value))
+            if entry.get("turn") is None:
+                continue  # not a run this version publishes (a turn is always known here)
             runs.append(
                 RemoteRun(
                     RunAgentInput.model_validate(entry["input"]),
