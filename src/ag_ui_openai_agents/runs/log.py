@@ -42,7 +42,9 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from ag_ui_openai_agents.silence import SilenceClock
 
 __all__ = [
     "DEFAULT_CLAIM_EXPIRE_AFTER",
@@ -148,48 +150,29 @@ class _Run:
 
 
 class _Reader:
-    """One reader's waits for news, with its keepalive clock: a single timer, scheduled for
-    the end of the reader's current silent wait and moved (when it fires after that wait
-    ended) to the end of the wait in progress, so a wait costs one future and no timer."""
+    """One reader's waits for news, with its keepalive clock (:class:`.SilenceClock`): a wait
+    costs one future and, while events keep coming, no timer."""
 
     def __init__(self, idle: float | None) -> None:
         self._loop = asyncio.get_running_loop()
-        self._idle = idle
-        self._waiter: asyncio.Future[bool] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._due = 0.0
+        self.clock = SilenceClock(idle, _time_up)
 
     async def news(self, record: _Run) -> bool:
         """Wait for news of ``record``; False when ``idle`` seconds passed without any."""
         waiter: asyncio.Future[bool] = self._loop.create_future()
-        self._waiter = waiter
         record.waiters.append(waiter)
-        if self._idle is not None:
-            self._due = self._loop.time() + self._idle
-            if self._timer is None:
-                self._timer = self._loop.call_at(self._due, self._tick, self._due)
+        self.clock.waiting(waiter)
         try:
             return await waiter
         finally:
-            self._waiter = None
+            self.clock.done()
             if waiter.cancelled() or not waiter.result():  # not taken off by a notify
                 with contextlib.suppress(ValueError):
                     record.waiters.remove(waiter)
 
-    def _tick(self, due: float) -> None:
-        self._timer = None
-        waiter = self._waiter
-        if waiter is None or waiter.done():
-            return  # not waiting: the next wait starts the clock again
-        if due == self._due:
-            waiter.set_result(False)
-        else:
-            self._timer = self._loop.call_at(self._due, self._tick, self._due)
 
-    def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+def _time_up(waiter: asyncio.Future[Any]) -> None:
+    waiter.set_result(False)
 
 
 class MemoryEventLog:
@@ -295,7 +278,7 @@ class MemoryEventLog:
                 elif not await reader.news(record):
                     yield cursor, None
         finally:
-            reader.close()
+            reader.clock.close()
 
     async def end(self, run: str) -> None:
         """Mark the run ended: wake its readers, expire its log ``expire_after`` later."""

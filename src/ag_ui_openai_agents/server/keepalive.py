@@ -28,6 +28,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from ag_ui_openai_agents.silence import SilenceClock
+
 T = TypeVar("T")
 
 BUFFERED_ITEMS = 64
@@ -58,19 +60,16 @@ class _Buffer(Generic[T]):
     """The source's items on their way to one consumer, and the consumer's keepalive clock.
 
     The consumer waits on a future of its own that an item, the end of the source's task, the
-    stop signal or the keepalive timer completes. The timer is scheduled for the end of the
-    consumer's current silent wait; when it fires after that wait ended, it is moved to the
-    end of the wait in progress, if any.
+    stop signal or the keepalive clock (:class:`.SilenceClock`: one timer, moved only when it
+    fires) completes.
     """
 
     def __init__(self, keepalive_seconds: float | None) -> None:
         self._loop = asyncio.get_running_loop()
-        self._keepalive = keepalive_seconds
         self.items: deque[T | _End] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
-        self._due = 0.0
+        self._clock = SilenceClock(keepalive_seconds, self._silence)
         self._silent = False
 
     async def put(self, item: T | _End) -> None:
@@ -97,34 +96,24 @@ class _Buffer(Generic[T]):
 
     async def wait(self) -> bool:
         """Wait until woken; True when it was ``keepalive_seconds`` of silence."""
-        self._waiter = self._loop.create_future()
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        self._waiter = waiter
         self._silent = False
-        if self._keepalive is not None:
-            self._due = self._loop.time() + self._keepalive
-            if self._timer is None:
-                self._timer = self._loop.call_at(self._due, self._tick, self._due)
+        self._clock.waiting(waiter)
         try:
-            await self._waiter
+            await waiter
         finally:
             self._waiter = None
+            self._clock.done()
         return self._silent
 
-    def _tick(self, due: float) -> None:
-        self._timer = None
-        waiter = self._waiter
-        if waiter is None or waiter.done():
-            return  # the consumer is busy; its next wait starts the clock again
-        if due == self._due:
-            self._silent = True
-            waiter.set_result(None)
-        else:
-            self._timer = self._loop.call_at(self._due, self._tick, self._due)
+    def _silence(self, waiter: asyncio.Future[Any]) -> None:
+        self._silent = True
+        waiter.set_result(None)
 
     def close(self) -> None:
         """Drop the timer (it would hold the buffer until it fires)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self._clock.close()
 
 
 async def _produce(source: AsyncGenerator[T, None], buffer: _Buffer[T]) -> None:
