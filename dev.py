@@ -44,6 +44,14 @@ NO_TESTS_RAN = 5  # pytest's exit status when it collected nothing
 ALL_EXTRAS = "fastapi,redis,a2ui"  # the package's extras: the tests need every one
 # How the suites of the newest SDK are cut into parts that run side by side (see `test`).
 SERVER_DIRS = ("tests/runs", "tests/threads")  # the package's tests of servers and stores
+HEAVY = (  # the package's slow tests that build wheels, run benchmarks or start many processes
+    "tests/test_benchmarks.py",
+    "tests/test_dev.py",
+    "tests/test_packaging.py",
+    "tests/test_reliability_faults.py",
+    "tests/test_reliability_isolation.py",
+    "tests/test_reliability_scaleout.py",
+)
 BROWSER = "tests/test_browser_*.py"  # the examples' Chromium tests
 RUNTIME = ("tests/test_examples_copilot_runtime.py", "tests/test_examples_real_client.py")
 PAGES = ("tests/test_examples_page_loads.py", "tests/test_frontends_docs.py")
@@ -376,9 +384,10 @@ def test(quick: bool) -> int:
     busy (the Node, browser and server-process tests wait a lot, and one lane waits less when
     another does), balanced by the time each part took: the package's slow tests of detached
     runs, then CopilotKit's runtime and the real clients; its slow tests of threads and stores,
-    then the examples' page loads and the frontends guide; the examples, then the fast tier on
-    the oldest supported versions (the oldest SDK on the oldest Python, in one environment);
-    the Chromium tests, then the rest of the package's slow tier; the package's fast tier.
+    then the examples' page loads and the frontends guide; the examples, then the package's
+    heaviest slow tests (wheels, benchmarks, many processes); the Chromium tests, then the fast
+    tier on the oldest supported versions (the oldest SDK on the oldest Python, in one
+    environment); the package's fast tier, then the rest of its slow tier.
     Each project's environment is made once, by the first part that needs it.
     """
     tool = uv()
@@ -394,7 +403,7 @@ def test(quick: bool) -> int:
         package, demos = Environment(tool, ROOT, ("bench",)), Environment(tool, EXAMPLES)
         browser = tuple(str(path.relative_to(EXAMPLES)) for path in sorted(EXAMPLES.glob(BROWSER)))
         others = (f"--ignore-glob={BROWSER}", *(f"--ignore={f}" for f in RUNTIME + PAGES))
-        rest = ("-m", "slow", *(f"--ignore={d}" for d in SERVER_DIRS))
+        rest = ("-m", "slow", *(f"--ignore={path}" for path in SERVER_DIRS + HEAVY))
         plan: list[list[tuple[str, Environment, tuple[str, ...]]]] = [
             [
                 ("package-slow-runs", package, ("-m", "slow", "tests/runs")),
@@ -404,9 +413,9 @@ def test(quick: bool) -> int:
                 ("package-slow-threads", package, ("-m", "slow", "tests/threads")),
                 ("examples-pages", demos, PAGES),
             ],
-            [("examples", demos, others)],
-            [("examples-browser", demos, browser), ("package-slow", package, rest)],
-            [("package-fast", package, ("-m", "not slow"))],
+            [("examples", demos, others), ("package-slow-heavy", package, ("-m", "slow", *HEAVY))],
+            [("examples-browser", demos, browser)],
+            [("package-fast", package, ("-m", "not slow")), ("package-slow", package, rest)],
         ]
         lanes: list[list[tuple[Suite, Step]]] = []
         for planned in plan:
@@ -414,9 +423,9 @@ def test(quick: bool) -> int:
             for name, env, selection in planned:
                 made = suite(name)
                 lanes[-1].append((made, tests_step(env, made, ci_profile, selection)))
-        if not quick:  # after the examples
+        if not quick:  # after the browser tests
             oldest = suite(f"python-{OLDEST_PYTHON}-{OLDEST_SDK.replace('==', '-')}")
-            lanes[2].append((oldest, lambda: oldest_suite(tool, oldest)))
+            lanes[3].append((oldest, lambda: oldest_suite(tool, oldest)))
         try:
             run_lanes(lanes)
         finally:
